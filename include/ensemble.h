@@ -1,0 +1,12 @@
+/* Ensemble: real-time collaboration and version control for design files.
+ * The umbrella header; each module also has its own in ensemble/. */
+#ifndef ENSEMBLE_H
+#define ENSEMBLE_H
+
+#include "ensemble/common.h"
+#include "ensemble/model.h"
+#include "ensemble/txn.h"
+#include "ensemble/undo.h"
+#include "ensemble/diff.h"
+
+#endif

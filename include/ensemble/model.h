@@ -1,0 +1,136 @@
+/* Ensemble document model: a tree of objects with stable ids, kinds, typed
+ * properties and children ordered by fractional positions. Documents change
+ * only through transactions (ensemble/txn.h); this header reads them. */
+#ifndef ENSEMBLE_MODEL_H
+#define ENSEMBLE_MODEL_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  ENS_NIL = 0, /* absent: setting NIL removes a property */
+  ENS_INT = 1,
+  ENS_REAL = 2,
+  ENS_STR = 3,
+  ENS_BYTES = 4,
+  ENS_BOOL = 5,
+  ENS_REF = 6 /* reference to another object by id */
+} ens_type;
+
+/* A property value. Strings and bytes are borrowed views: a value read from
+ * a document stays valid until that property is next changed. Strings need
+ * not be NUL-terminated; len counts bytes. */
+typedef struct {
+  ens_type type;
+  union {
+    int64_t i;
+    double r;
+    int b;
+    ens_id ref;
+    struct {
+      const char *ptr;
+      size_t len;
+    } s;
+  } u;
+} ens_value;
+
+static inline ens_value ens_nil(void) { ens_value v; v.type = ENS_NIL; v.u.i = 0; return v; }
+static inline ens_value ens_int(int64_t i) { ens_value v; v.type = ENS_INT; v.u.i = i; return v; }
+static inline ens_value ens_real(double r) { ens_value v; v.type = ENS_REAL; v.u.r = r; return v; }
+static inline ens_value ens_bool(int b) { ens_value v; v.type = ENS_BOOL; v.u.i = 0; v.u.b = b ? 1 : 0; return v; }
+static inline ens_value ens_ref(ens_id id) { ens_value v; v.type = ENS_REF; v.u.ref = id; return v; }
+static inline ens_value ens_strn(const char *p, size_t n) { ens_value v; v.type = ENS_STR; v.u.s.ptr = p; v.u.s.len = n; return v; }
+static inline ens_value ens_bytes(const void *p, size_t n) { ens_value v; v.type = ENS_BYTES; v.u.s.ptr = (const char *)p; v.u.s.len = n; return v; }
+ens_value ens_str(const char *nul_terminated);
+
+/* 1 when a and b hold the same type and content (reals compared bitwise). */
+int ens_value_equal(const ens_value *a, const ens_value *b);
+
+typedef struct ens_doc ens_doc;
+typedef struct ens_obj ens_obj;
+typedef struct ens_schema ens_schema;
+
+/* A new empty document holding only its root (kind doc_kind, id
+ * ENS_ROOT_ID). site is this replica's site (1..ENS_SITE_MAX; 0 is for
+ * objects made by file readers). The caller owns the result: ens_doc_free. */
+ens_doc *ens_doc_new(const char *doc_kind, uint32_t site);
+void ens_doc_free(ens_doc *doc);
+
+const char *ens_doc_kind(const ens_doc *doc);
+uint32_t ens_doc_site(const ens_doc *doc);
+void ens_doc_set_site(ens_doc *doc, uint32_t site);
+
+/* A fresh id of this document's site, never used in it before. */
+ens_id ens_doc_new_id(ens_doc *doc);
+
+/* Attach a schema checked by every apply; the document borrows it (it must
+ * outlive the document). NULL removes it. */
+void ens_doc_set_schema(ens_doc *doc, const ens_schema *schema);
+
+/* Objects are owned by the document; a pointer stays valid until a
+ * transaction deletes that object or the document is freed. */
+const ens_obj *ens_doc_root(const ens_doc *doc);
+const ens_obj *ens_doc_get(const ens_doc *doc, ens_id id); /* NULL if none */
+size_t ens_doc_count(const ens_doc *doc); /* objects including the root */
+
+/* Hash of the content: ids, kinds, parents, positions, properties. Two
+ * replicas that hold the same content have the same hash whatever the order
+ * of the edits that produced it. Local-only properties ("@...") are not
+ * content. */
+uint64_t ens_doc_hash(const ens_doc *doc);
+
+/* Hash of the content without ids and positions: kinds, properties, child
+ * order, references as paths. Equal for documents that differ only by ids,
+ * such as a document and the one a diff turned into its likeness. */
+uint64_t ens_doc_content_hash(const ens_doc *doc);
+
+ens_id ens_obj_id(const ens_obj *obj);
+const char *ens_obj_kind(const ens_obj *obj);
+const ens_obj *ens_obj_parent(const ens_obj *obj); /* NULL for the root */
+const char *ens_obj_pos(const ens_obj *obj);       /* "" for the root */
+size_t ens_obj_child_count(const ens_obj *obj);
+const ens_obj *ens_obj_child(const ens_obj *obj, size_t index); /* in order */
+/* Index of obj among its parent's children. */
+size_t ens_obj_index(const ens_obj *obj);
+
+/* Property lookup; returns 0, or ENS_ENOTFOUND with out set to NIL. */
+int ens_obj_get(const ens_obj *obj, const char *key, ens_value *out);
+/* Properties in a stable order; i < ens_obj_prop_count. */
+size_t ens_obj_prop_count(const ens_obj *obj);
+int ens_obj_prop_at(const ens_obj *obj, size_t i, const char **key, ens_value *out);
+
+/* A position string that places a new child of parent at index (0 =
+ * first, child_count = last), between its would-be neighbours. The caller
+ * frees it with ens_free. */
+int ens_doc_pos_at(const ens_doc *doc, ens_id parent, size_t index, char **out);
+
+/* Fractional positions: a string strictly between a and b (either may be
+ * NULL or "" for the open end). Caller frees with ens_free. Returns NULL
+ * when a >= b or on allocation failure. */
+char *ens_pos_between(const char *a, const char *b);
+/* 1 when s is a well-formed position (base-62 digits, not ending in '0'). */
+int ens_pos_valid(const char *s, size_t len);
+
+/* Schemas: which kinds may live under which, and property types. An object
+ * whose kind the schema lacks, under a parent kind not allowed for it, or a
+ * declared property given another type, makes an apply fail with
+ * ENS_EKIND or ENS_ETYPE. */
+ens_schema *ens_schema_new(void);
+void ens_schema_free(ens_schema *schema);
+/* parents: space-separated kinds this kind may be a child of ("*" = any). */
+int ens_schema_add_kind(ens_schema *schema, const char *kind, const char *parents);
+int ens_schema_add_prop(ens_schema *schema, const char *kind, const char *key, ens_type type);
+
+/* Snapshots: the whole document as versioned MessagePack (docs/snapshot.md).
+ * encode: *out is malloc'd, caller frees with ens_free. decode: a new
+ * document owned by the caller, or an error with nothing allocated. */
+int ens_snapshot_encode(const ens_doc *doc, unsigned char **out, size_t *out_len);
+int ens_snapshot_decode(const void *data, size_t len, ens_doc **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,125 @@
+/* Private view of documents and objects, shared by the model, the
+ * transaction engine, the snapshot codec and the format readers. The
+ * ownership rule: a document owns its objects, their property values and
+ * position strings; kinds and property keys are interned per document and
+ * live as long as it does, so they compare by pointer. */
+#ifndef ENS_MODEL_DOC_H
+#define ENS_MODEL_DOC_H
+
+#include "ensemble/model.h"
+#include "ensemble/txn.h"
+
+/* Deepest nesting of objects a document accepts: every recursive walk of
+ * the library (subtree capture, insert, JSON) stays within it. */
+#define ENS_MAX_DEPTH 1000
+/* Longest position string accepted. */
+#define ENS_MAX_POS 4096
+
+typedef struct {
+  const char *key; /* interned */
+  uint8_t type;    /* ens_type; NIL marks a removed property (kept for its stamp) */
+  uint32_t len;    /* for STR / BYTES */
+  uint64_t rstamp; /* clock of the last remote write, 0 if none */
+  union {
+    int64_t i;
+    double r;
+    int b;
+    ens_id ref;
+    char *s; /* owned, NUL-terminated one past len */
+  } u;
+} ens__prop;
+
+struct ens_obj {
+  ens_id id;
+  const char *kind; /* interned */
+  struct ens_obj *parent;
+  char *pos; /* owned; NULL for the root */
+  ens__prop *props;
+  uint32_t nprops, capprops;
+  struct ens_obj **kids;
+  uint32_t nkids, capkids;
+  uint64_t rstamp; /* last remote change to this object or its child list */
+  uint64_t mstamp; /* last remote move of this object */
+};
+
+typedef struct {
+  ens_observer_fn fn;
+  void *user;
+  int handle;
+} ens__observer;
+
+typedef struct {
+  ens_id *keys;
+  ens_obj **vals;
+  size_t cap, count; /* cap is a power of two; key 0 marks an empty slot */
+} ens__idmap;
+
+typedef struct {
+  char **slots; /* open addressing, NULL = empty */
+  size_t cap, count;
+} ens__atoms;
+
+struct ens_doc {
+  const char *kind; /* interned */
+  uint32_t site;
+  uint64_t counter; /* last counter handed out for site */
+  ens_obj *root;
+  ens__idmap ids;
+  ens__atoms atoms;
+  const ens_schema *schema;
+  uint64_t clock; /* one tick per applied transaction */
+  ens__observer *observers;
+  size_t nobservers;
+  int next_handle;
+};
+
+/* Interned string for (s, n), created when missing; NULL on ENOMEM. */
+const char *ens__atom(ens_doc *doc, const char *s, size_t n);
+/* Interned string if it exists, else NULL (no allocation). */
+const char *ens__atom_find(const ens_doc *doc, const char *s, size_t n);
+
+/* Create an object under parent at pos (copied), registering its id and
+ * placing it among the siblings. Checks: id free and nonzero. Not the
+ * schema nor the depth: callers do. Returns NULL with the error set. */
+ens_obj *ens__obj_create(ens_doc *doc, ens_id id, const char *kind, ens_obj *parent,
+                         const char *pos, size_t pos_len);
+/* Remove obj and its subtree from the document and free them. */
+void ens__obj_destroy(ens_doc *doc, ens_obj *obj);
+/* Reparent / reposition (no checks). */
+int ens__obj_move(ens_doc *doc, ens_obj *obj, ens_obj *parent, const char *pos, size_t pos_len);
+
+ens__prop *ens__obj_find_prop(const ens_obj *obj, const char *interned_key);
+/* Set (or with NIL remove) a property; old value copied into *old when not
+ * NULL (strings in *old are then owned by the caller: free old->u.s.ptr). */
+int ens__obj_set_prop(ens_doc *doc, ens_obj *obj, const char *interned_key, const ens_value *v,
+                      ens__prop **slot);
+ens_value ens__prop_value(const ens__prop *p);
+
+static inline ens_obj *ens__doc_lookup(const ens_doc *doc, ens_id id);
+
+/* Depth of obj (root = 0) and height of its subtree (leaf = 1). */
+size_t ens__obj_depth(const ens_obj *obj);
+size_t ens__obj_height(const ens_obj *obj);
+
+/* Compare two sibling places: position, then id. */
+int ens__place_cmp(const char *pos_a, ens_id id_a, const char *pos_b, ens_id id_b);
+
+/* Calls fn on obj and every descendant in pre-order, without recursion;
+ * stops early and returns fn's result when it is nonzero. */
+int ens__walk(const ens_obj *obj, int (*fn)(const ens_obj *o, void *user), void *user);
+
+/* Schema checks used by apply (schema may be NULL: everything allowed). */
+int ens__schema_check_place(const ens_schema *schema, const char *kind, const char *parent_kind);
+int ens__schema_check_prop(const ens_schema *schema, const char *kind, const char *key, ens_type type);
+
+/* Local-only keys start with '@': never content, never sent. */
+static inline int ens__key_is_local(const char *key) { return key[0] == '@'; }
+
+/* --- id map ------------------------------------------------------------ */
+ens_obj *ens__idmap_get(const ens__idmap *m, ens_id id);
+
+static inline ens_obj *ens__doc_lookup(const ens_doc *doc, ens_id id) {
+  return ens__idmap_get(&doc->ids, id);
+}
+
+#endif

@@ -1,0 +1,86 @@
+/* Fractional positions (see fracindex.h). Digits in ASCII order, so that
+ * strcmp on positions is numeric order: 0-9 A-Z a-z. */
+#include "fracindex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/buf.h"
+#include "doc.h"
+
+#define BASE 62
+
+static int s_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'Z') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'z') return c - 'a' + 36;
+  return -1;
+}
+
+static char s_char(int d) {
+  return (char)(d < 10 ? '0' + d : d < 36 ? 'A' + d - 10 : 'a' + d - 36);
+}
+
+int ens_pos_valid(const char *s, size_t len) {
+  if (len == 0 || len > ENS_MAX_POS) return 0;
+  for (size_t i = 0; i < len; i++)
+    if (s_digit(s[i]) < 0) return 0;
+  return s[len - 1] != '0';
+}
+
+/* Appends to out a key strictly between a and b, where a may be empty (0)
+ * and b NULL (1); requires a < b. */
+static void s_between(ens_buf *out, const char *a, const char *b) {
+  for (;;) {
+    if (b) {
+      /* shared prefix: copy it, the rest must fit between the suffixes */
+      size_t la = strlen(a), n = 0;
+      while (b[n] && (n < la ? a[n] : '0') == b[n]) n++;
+      ens__buf_append(out, b, n);
+      a += la < n ? la : n;
+      b += n;
+    }
+    int da = a[0] ? s_digit(a[0]) : 0;
+    int db = b ? s_digit(b[0]) : BASE;
+    if (!b) {
+      /* open end: step by one digit rather than halve, so that appending
+       * again and again grows a position by one character per ~30 appends */
+      if (!a[0]) { ens__buf_putc(out, (unsigned char)s_char(BASE / 2)); return; }
+      if (da + 1 < BASE) { ens__buf_putc(out, (unsigned char)s_char(da + 1)); return; }
+      ens__buf_putc(out, (unsigned char)a[0]);
+      a++;
+      continue;
+    }
+    if (!a[0]) {
+      /* open start: step down by one digit, for the same reason */
+      if (db >= 2) { ens__buf_putc(out, (unsigned char)s_char(db - 1)); return; }
+      if (b[1]) { ens__buf_putc(out, (unsigned char)b[0]); return; }
+      ens__buf_putc(out, '0');
+      b = NULL;
+      continue;
+    }
+    if (db - da > 1) {
+      ens__buf_putc(out, (unsigned char)s_char((da + db) / 2));
+      return;
+    }
+    /* adjacent first digits */
+    if (b[1]) {
+      /* b's first digit alone is above a and below b */
+      ens__buf_putc(out, (unsigned char)b[0]);
+      return;
+    }
+    /* keep a's first digit and go between a's rest and the open end */
+    ens__buf_putc(out, (unsigned char)a[0]);
+    a++;
+    b = NULL;
+  }
+}
+
+char *ens_pos_between(const char *a, const char *b) {
+  if (!a) a = "";
+  if (b && !*b) b = NULL;
+  if (b && strcmp(a, b) >= 0) return NULL;
+  ens_buf out = ENS_BUF_INIT;
+  s_between(&out, a, b);
+  return (char *)ens__buf_detach(&out, NULL);
+}

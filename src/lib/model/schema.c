@@ -1,0 +1,115 @@
+/* Schemas: the kinds a document allows, where each may live, and the types
+ * of their declared properties. Small and linear: a format has tens of
+ * kinds, and checks compare short strings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/error.h"
+#include "doc.h"
+
+typedef struct {
+  char *key;
+  ens_type type;
+} s_prop_decl;
+
+typedef struct {
+  char *kind;
+  char *parents; /* " a b c " with spaces around each, or NULL for any */
+  s_prop_decl *props;
+  size_t nprops;
+} s_kind_decl;
+
+struct ens_schema {
+  s_kind_decl *kinds;
+  size_t nkinds;
+};
+
+ens_schema *ens_schema_new(void) {
+  ens_schema *s = calloc(1, sizeof *s);
+  if (!s) ens__error(ENS_ENOMEM, "out of memory creating a schema");
+  return s;
+}
+
+void ens_schema_free(ens_schema *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->nkinds; i++) {
+    for (size_t j = 0; j < s->kinds[i].nprops; j++) free(s->kinds[i].props[j].key);
+    free(s->kinds[i].props);
+    free(s->kinds[i].kind);
+    free(s->kinds[i].parents);
+  }
+  free(s->kinds);
+  free(s);
+}
+
+static s_kind_decl *s_find(const ens_schema *s, const char *kind) {
+  for (size_t i = 0; i < s->nkinds; i++)
+    if (strcmp(s->kinds[i].kind, kind) == 0) return &s->kinds[i];
+  return NULL;
+}
+
+int ens_schema_add_kind(ens_schema *s, const char *kind, const char *parents) {
+  if (!s || !kind || !*kind) return ens__error(ENS_EINVAL, "schema kind needs a name");
+  if (s_find(s, kind)) return ens__error(ENS_EEXISTS, "kind %s already declared", kind);
+  s_kind_decl *kinds = realloc(s->kinds, (s->nkinds + 1) * sizeof *kinds);
+  if (!kinds) return ens__error(ENS_ENOMEM, "out of memory");
+  s->kinds = kinds;
+  s_kind_decl *k = &kinds[s->nkinds];
+  memset(k, 0, sizeof *k);
+  k->kind = strdup(kind);
+  if (parents && strcmp(parents, "*") != 0) {
+    size_t n = strlen(parents);
+    k->parents = malloc(n + 3);
+    if (k->parents) {
+      k->parents[0] = ' ';
+      memcpy(k->parents + 1, parents, n);
+      k->parents[n + 1] = ' ';
+      k->parents[n + 2] = '\0';
+    }
+  }
+  if (!k->kind || (parents && strcmp(parents, "*") != 0 && !k->parents)) {
+    free(k->kind);
+    free(k->parents);
+    return ens__error(ENS_ENOMEM, "out of memory");
+  }
+  s->nkinds++;
+  return 0;
+}
+
+int ens_schema_add_prop(ens_schema *s, const char *kind, const char *key, ens_type type) {
+  s_kind_decl *k = s ? s_find(s, kind) : NULL;
+  if (!k) return ens__error(ENS_ENOTFOUND, "kind %s not declared", kind ? kind : "(null)");
+  if (!key || !*key || type == ENS_NIL) return ens__error(ENS_EINVAL, "property needs a key and a type");
+  s_prop_decl *props = realloc(k->props, (k->nprops + 1) * sizeof *props);
+  if (!props) return ens__error(ENS_ENOMEM, "out of memory");
+  k->props = props;
+  props[k->nprops].key = strdup(key);
+  if (!props[k->nprops].key) return ens__error(ENS_ENOMEM, "out of memory");
+  props[k->nprops].type = type;
+  k->nprops++;
+  return 0;
+}
+
+int ens__schema_check_place(const ens_schema *s, const char *kind, const char *parent_kind) {
+  if (!s) return 0;
+  const s_kind_decl *k = s_find(s, kind);
+  if (!k) return ens__error(ENS_EKIND, "kind '%s' is not in the schema", kind);
+  if (!k->parents) return 0;
+  size_t n = strlen(parent_kind);
+  for (const char *p = strstr(k->parents, parent_kind); p; p = strstr(p + 1, parent_kind))
+    if (p[-1] == ' ' && p[n] == ' ') return 0;
+  return ens__error(ENS_EKIND, "a '%s' may not be placed under a '%s'", kind, parent_kind);
+}
+
+int ens__schema_check_prop(const ens_schema *s, const char *kind, const char *key, ens_type type) {
+  if (!s || type == ENS_NIL) return 0;
+  const s_kind_decl *k = s_find(s, kind);
+  if (!k) return ens__error(ENS_EKIND, "kind '%s' is not in the schema", kind);
+  for (size_t i = 0; i < k->nprops; i++)
+    if (strcmp(k->props[i].key, key) == 0) {
+      if (k->props[i].type == type) return 0;
+      return ens__error(ENS_ETYPE, "property '%s' of a '%s' must be of type %d, not %d", key, kind,
+                        (int)k->props[i].type, (int)type);
+    }
+  return 0; /* undeclared properties are free: readers keep what they do not model */
+}

@@ -1,0 +1,377 @@
+/* The apply engine: validates and applies operations one by one, records
+ * each one's inverse, and on the first failure applies the recorded
+ * inverses backwards so the document is exactly as before. Remote writes
+ * are stamped with the document clock so that undo can tell a
+ * collaborator's newer change from its own. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/error.h"
+#include "ops.h"
+
+static const char *s_op_name(int kind) {
+  switch (kind) {
+  case ENS_OP_SET: return "set";
+  case ENS_OP_INSERT: return "insert";
+  case ENS_OP_DELETE: return "delete";
+  case ENS_OP_MOVE: return "move";
+  default: return "?";
+  }
+}
+
+static char *s_dup(const char *s) {
+  size_t n = strlen(s);
+  char *c = malloc(n + 1);
+  if (c) memcpy(c, s, n + 1);
+  return c;
+}
+
+/* --- deep copies ---------------------------------------------------------- */
+
+static struct ens_node *s_node_dup(const struct ens_node *n) {
+  struct ens_node *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->id = n->id;
+  c->kind = s_dup(n->kind);
+  c->pos = s_dup(n->pos);
+  c->props = n->nprops ? calloc(n->nprops, sizeof *c->props) : NULL;
+  c->kids = n->nkids ? calloc(n->nkids, sizeof *c->kids) : NULL;
+  if (!c->kind || !c->pos || (n->nprops && !c->props) || (n->nkids && !c->kids)) goto oom;
+  c->capprops = n->nprops;
+  c->capkids = n->nkids;
+  for (uint32_t i = 0; i < n->nprops; i++) {
+    c->props[i].key = s_dup(n->props[i].key);
+    if (!c->props[i].key) goto oom;
+    if (ens__value_dup(&n->props[i].value, &c->props[i].value) != 0) {
+      free(c->props[i].key);
+      goto oom;
+    }
+    c->nprops++;
+  }
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    if (!(c->kids[i] = s_node_dup(n->kids[i]))) goto oom;
+    c->nkids++;
+  }
+  return c;
+oom:
+  ens__node_free(c);
+  return NULL;
+}
+
+static int s_op_dup(const ens__op *op, ens__op *out) {
+  memset(out, 0, sizeof *out);
+  out->kind = op->kind;
+  out->target = op->target;
+  out->parent = op->parent;
+  if ((op->str && !(out->str = s_dup(op->str))) || ens__value_dup(&op->value, &out->value) != 0 ||
+      (op->node && !(out->node = s_node_dup(op->node)))) {
+    ens__op_release(out);
+    return ens__error(ENS_ENOMEM, "out of memory copying an operation");
+  }
+  return 0;
+}
+
+/* --- capture: the subtree of an object as an insert node ------------------ */
+
+static struct ens_node *s_capture(const ens_obj *o) {
+  struct ens_node *n = calloc(1, sizeof *n);
+  if (!n) return NULL;
+  n->id = o->id;
+  n->kind = s_dup(o->kind);
+  n->pos = s_dup(o->pos ? o->pos : "");
+  uint32_t np = 0;
+  for (uint32_t i = 0; i < o->nprops; i++)
+    np += o->props[i].type != ENS_NIL && !ens__key_is_local(o->props[i].key);
+  n->props = np ? calloc(np, sizeof *n->props) : NULL;
+  n->kids = o->nkids ? calloc(o->nkids, sizeof *n->kids) : NULL;
+  if (!n->kind || !n->pos || (np && !n->props) || (o->nkids && !n->kids)) goto oom;
+  n->capprops = np;
+  n->capkids = o->nkids;
+  for (uint32_t i = 0; i < o->nprops; i++) {
+    const ens__prop *p = &o->props[i];
+    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
+    ens__kv *kv = &n->props[n->nprops];
+    ens_value v = ens__prop_value(p);
+    if (!(kv->key = s_dup(p->key))) goto oom;
+    if (ens__value_dup(&v, &kv->value) != 0) {
+      free(kv->key);
+      goto oom;
+    }
+    n->nprops++;
+  }
+  for (uint32_t i = 0; i < o->nkids; i++) {
+    if (!(n->kids[i] = s_capture(o->kids[i]))) goto oom;
+    n->nkids++;
+  }
+  return n;
+oom:
+  ens__node_free(n);
+  return NULL;
+}
+
+/* --- single operations ---------------------------------------------------- */
+
+static int s_reserve(ens_txn *inv) {
+  if (!inv || inv->nops < inv->capops) return 0;
+  size_t cap = inv->capops ? inv->capops * 2 : 2;
+  ens__op *ops = realloc(inv->ops, cap * sizeof *ops);
+  if (!ops) return ens__error(ENS_ENOMEM, "out of memory recording an inverse");
+  inv->ops = ops;
+  inv->capops = cap;
+  return 0;
+}
+
+static ens_obj *s_find(ens_doc *doc, ens_id id, const char *role) {
+  ens_obj *o = ens__doc_lookup(doc, id);
+  if (!o) ens__error(ENS_ENOTFOUND, "no %s object %#llx", role, (unsigned long long)id);
+  return o;
+}
+
+static size_t s_node_height(const struct ens_node *n, size_t limit) {
+  if (limit == 0) return 1; /* deeper than allowed already: caller refuses */
+  size_t best = 0;
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    size_t h = s_node_height(n->kids[i], limit - 1);
+    if (h > best) best = h;
+  }
+  return best + 1;
+}
+
+static int s_check_value(const ens_value *v) {
+  if ((v->type == ENS_STR || v->type == ENS_BYTES) && v->u.s.len > UINT32_MAX - 1)
+    return ens__error(ENS_ELIMIT, "value over 4 GiB");
+  if (v->type > ENS_REF) return ens__error(ENS_ETYPE, "unknown value type %d", (int)v->type);
+  return 0;
+}
+
+static int s_create(ens_doc *doc, ens_obj *parent, const struct ens_node *n, uint64_t stamp,
+                    ens_obj **created) {
+  *created = NULL;
+  size_t plen = strlen(n->pos);
+  if (!ens_pos_valid(n->pos, plen)) return ens__error(ENS_EINVAL, "bad position '%.40s'", n->pos);
+  if (!*n->kind) return ens__error(ENS_EINVAL, "an object needs a kind");
+  int rc = ens__schema_check_place(doc->schema, n->kind, parent->kind);
+  if (rc) return rc;
+  const char *kind = ens__atom(doc, n->kind, strlen(n->kind));
+  if (!kind) return ENS_ENOMEM;
+  ens_obj *o = ens__obj_create(doc, n->id, kind, parent, n->pos, plen);
+  if (!o) return n->id == ENS_ID_NONE ? ENS_EINVAL : ens__doc_lookup(doc, n->id) ? ENS_EEXISTS : ENS_ENOMEM;
+  o->rstamp = stamp;
+  for (uint32_t i = 0; i < n->nprops; i++) {
+    const ens__kv *kv = &n->props[i];
+    if (ens__key_is_local(kv->key)) {
+      rc = ens__error(ENS_EINVAL, "local-only property '%s' in an insert", kv->key);
+      goto fail;
+    }
+    if ((rc = s_check_value(&kv->value)) || (rc = ens__schema_check_prop(doc->schema, kind, kv->key, kv->value.type)))
+      goto fail;
+    const char *key = ens__atom(doc, kv->key, strlen(kv->key));
+    ens__prop *slot = NULL;
+    if (!key) { rc = ENS_ENOMEM; goto fail; }
+    if ((rc = ens__obj_set_prop(doc, o, key, &kv->value, &slot))) goto fail;
+    if (slot) slot->rstamp = stamp;
+  }
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    ens_obj *kid;
+    if ((rc = s_create(doc, o, n->kids[i], stamp, &kid))) goto fail;
+  }
+  *created = o;
+  return 0;
+fail:
+  ens__obj_destroy(doc, o);
+  return rc;
+}
+
+/* Applies one operation; on success appends its inverse to inv (when not
+ * NULL). stamp is nonzero for a remote transaction. */
+static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t stamp, ens_txn *inv) {
+  int rc;
+  if (local_only && op->kind != ENS_OP_SET)
+    return ens__error(ENS_EINVAL, "a local-only transaction may only set local properties");
+  if ((rc = s_reserve(inv))) return rc;
+  ens__op back = {0};
+
+  switch (op->kind) {
+  case ENS_OP_SET: {
+    ens_obj *o = s_find(doc, op->target, "target");
+    if (!o) return ENS_ENOTFOUND;
+    if (!op->str || !*op->str) return ens__error(ENS_EINVAL, "empty property key");
+    if (ens__key_is_local(op->str) != !!local_only)
+      return ens__error(ENS_EINVAL, local_only ? "a local-only transaction may only set '@' properties"
+                                               : "property '%s' is local-only: use a local-only transaction",
+                        op->str);
+    if ((rc = s_check_value(&op->value))) return rc;
+    if ((rc = ens__schema_check_prop(doc->schema, o->kind, op->str, op->value.type))) return rc;
+    const char *key = ens__atom(doc, op->str, strlen(op->str));
+    if (!key) return ENS_ENOMEM;
+    ens__prop *p = ens__obj_find_prop(o, key);
+    if (inv) {
+      ens_value old = p ? ens__prop_value(p) : ens_nil();
+      back.kind = ENS_OP_SET;
+      back.target = o->id;
+      if (!(back.str = s_dup(key)) || ens__value_dup(&old, &back.value)) {
+        ens__op_release(&back);
+        return ens__error(ENS_ENOMEM, "out of memory recording an inverse");
+      }
+    }
+    if ((rc = ens__obj_set_prop(doc, o, key, &op->value, &p))) {
+      ens__op_release(&back);
+      return rc;
+    }
+    if (stamp) {
+      o->rstamp = stamp;
+      if (p) p->rstamp = stamp;
+    }
+    break;
+  }
+  case ENS_OP_INSERT: {
+    ens_obj *parent = s_find(doc, op->target, "parent");
+    if (!parent) return ENS_ENOTFOUND;
+    if (!op->node) return ens__error(ENS_EINVAL, "insert without an object");
+    size_t depth = ens__obj_depth(parent);
+    if (depth + s_node_height(op->node, ENS_MAX_DEPTH) > ENS_MAX_DEPTH)
+      return ens__error(ENS_ELIMIT, "objects nested deeper than %d", ENS_MAX_DEPTH);
+    ens_obj *o;
+    if ((rc = s_create(doc, parent, op->node, stamp, &o))) return rc;
+    if (stamp) parent->rstamp = stamp;
+    back.kind = ENS_OP_DELETE;
+    back.target = o->id;
+    break;
+  }
+  case ENS_OP_DELETE: {
+    ens_obj *o = s_find(doc, op->target, "target");
+    if (!o) return ENS_ENOTFOUND;
+    if (!o->parent) return ens__error(ENS_EINVAL, "the root cannot be deleted");
+    if (inv) {
+      back.kind = ENS_OP_INSERT;
+      back.target = o->parent->id;
+      if (!(back.node = s_capture(o))) return ens__error(ENS_ENOMEM, "out of memory recording an inverse");
+    }
+    if (stamp) o->parent->rstamp = stamp;
+    ens__obj_destroy(doc, o);
+    break;
+  }
+  case ENS_OP_MOVE: {
+    ens_obj *o = s_find(doc, op->target, "target");
+    if (!o) return ENS_ENOTFOUND;
+    ens_obj *parent = s_find(doc, op->parent, "new parent");
+    if (!parent) return ENS_ENOTFOUND;
+    if (!o->parent) return ens__error(ENS_EINVAL, "the root cannot be moved");
+    size_t plen = op->str ? strlen(op->str) : 0;
+    if (!ens_pos_valid(op->str, plen)) return ens__error(ENS_EINVAL, "bad position '%.40s'", op->str ? op->str : "");
+    size_t depth = 0;
+    for (const ens_obj *a = parent; a; a = a->parent, depth++)
+      if (a == o) return ens__error(ENS_ECYCLE, "moving %#llx under %#llx would make a cycle",
+                                    (unsigned long long)o->id, (unsigned long long)parent->id);
+    if (depth - 1 + ens__obj_height(o) > ENS_MAX_DEPTH)
+      return ens__error(ENS_ELIMIT, "objects nested deeper than %d", ENS_MAX_DEPTH);
+    if ((rc = ens__schema_check_place(doc->schema, o->kind, parent->kind))) return rc;
+    if (inv) {
+      back.kind = ENS_OP_MOVE;
+      back.target = o->id;
+      back.parent = o->parent->id;
+      if (!(back.str = s_dup(o->pos))) return ens__error(ENS_ENOMEM, "out of memory recording an inverse");
+    }
+    ens_obj *old_parent = o->parent;
+    if ((rc = ens__obj_move(doc, o, parent, op->str, plen))) {
+      ens__op_release(&back);
+      return rc;
+    }
+    if (stamp) o->mstamp = o->rstamp = old_parent->rstamp = parent->rstamp = stamp;
+    break;
+  }
+  default:
+    return ens__error(ENS_EINVAL, "unknown operation %d", op->kind);
+  }
+  if (inv) inv->ops[inv->nops++] = back;
+  return 0;
+}
+
+static void s_rollback(ens_doc *doc, ens_txn *inv) {
+  /* inverses of operations that applied; each is valid in the state it
+   * restores, so none fails short of memory exhaustion */
+  while (inv->nops) {
+    ens__op *op = &inv->ops[--inv->nops];
+    s_apply_op(doc, op, inv->local_only, 0, NULL);
+    ens__op_release(op);
+  }
+}
+
+int ens_doc_apply(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens_txn **inverse) {
+  if (inverse) *inverse = NULL;
+  if (!doc || !txn) return ens__error(ENS_EINVAL, "apply needs a document and a transaction");
+  if ((origin == ENS_ORIGIN_LOCAL_ONLY) != !!txn->local_only)
+    return ens__error(ENS_EINVAL, "local-only transactions apply with origin local-only, and only they");
+  /* a single operation fails before it changes anything: no rollback needed */
+  ens_txn *inv = NULL;
+  if (inverse || txn->nops > 1) {
+    inv = ens_txn_new(txn->label, txn->author);
+    if (!inv) return ENS_ENOMEM;
+    inv->local_only = txn->local_only;
+  }
+  uint64_t stamp = origin == ENS_ORIGIN_REMOTE ? doc->clock + 1 : 0;
+  for (size_t i = 0; i < txn->nops; i++) {
+    int rc = s_apply_op(doc, &txn->ops[i], txn->local_only, stamp, inv);
+    if (rc) {
+      char msg[256];
+      snprintf(msg, sizeof msg, "%s", ens_error_last());
+      if (inv) s_rollback(doc, inv);
+      ens_txn_free(inv);
+      return ens__error(rc, "op %zu (%s %#llx): %s", i, s_op_name(txn->ops[i].kind),
+                        (unsigned long long)ens_txn_op_target(txn, i), msg);
+    }
+  }
+  doc->clock++;
+  ens__doc_notify(doc, txn, origin);
+  if (inverse) {
+    ens__txn_reverse(inv);
+    *inverse = inv;
+  } else {
+    ens_txn_free(inv);
+  }
+  return 0;
+}
+
+int ens__doc_apply_lenient(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens__op_filter filter,
+                           void (*on_skip)(const ens__op *op, int reason, void *user), void *user,
+                           ens_txn **applied_out, ens_txn **inverse_out) {
+  *applied_out = *inverse_out = NULL;
+  ens_txn *applied = ens_txn_new(txn->label, txn->author);
+  ens_txn *inv = ens_txn_new(txn->label, txn->author);
+  if (!applied || !inv) {
+    ens_txn_free(applied);
+    ens_txn_free(inv);
+    return ENS_ENOMEM;
+  }
+  applied->local_only = inv->local_only = txn->local_only;
+  for (size_t i = 0; i < txn->nops; i++) {
+    const ens__op *op = &txn->ops[i];
+    int reason = filter ? filter(doc, op, user) : 0;
+    if (!reason) {
+      ens__op copy;
+      int rc = s_op_dup(op, &copy);
+      if (rc == 0) rc = s_reserve(applied);
+      if (rc == 0) rc = s_apply_op(doc, op, txn->local_only, 0, inv);
+      if (rc == 0) {
+        applied->ops[applied->nops++] = copy;
+        continue;
+      }
+      ens__op_release(&copy);
+      if (rc == ENS_ENOMEM) {
+        s_rollback(doc, inv);
+        ens_txn_free(applied);
+        ens_txn_free(inv);
+        return rc;
+      }
+      reason = rc == ENS_ENOTFOUND ? 2 /* gone */ : 3 /* invalid */;
+    }
+    if (on_skip) on_skip(op, reason, user);
+  }
+  doc->clock++;
+  ens__doc_notify(doc, applied, origin);
+  ens__txn_reverse(inv);
+  *applied_out = applied;
+  *inverse_out = inv;
+  return 0;
+}
