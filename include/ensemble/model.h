@@ -111,6 +111,10 @@ int ens_doc_pos_at(const ens_doc *doc, ens_id parent, size_t index, char **out);
  * NULL or "" for the open end). Caller frees with ens_free. Returns NULL
  * when a >= b or on allocation failure. */
 char *ens_pos_between(const char *a, const char *b);
+/* The i-th (0-based) of n evenly spaced positions, all of the same short
+ * length (log62 n digits): what a reader uses to place n children at once.
+ * Caller frees with ens_free; NULL when i >= n or on allocation failure. */
+char *ens_pos_seq(size_t i, size_t n);
 /* 1 when s is a well-formed position (base-62 digits, not ending in '0'). */
 int ens_pos_valid(const char *s, size_t len);
 

@@ -259,7 +259,10 @@ static void test_applying_diff_a_b_to_a_gives_b(void **state) {
     /* and now nothing is left to change */
     ens_txn *again;
     assert_int_equal(ens_doc_diff(a, b, s_by_name, NULL, &again), 0);
-    assert_int_equal(ens_txn_op_count(again), 0);
+    if (ens_txn_op_count(again) != 0) {
+      char *json = ens_txn_to_json(again);
+      fail_msg("round %d: a second diff is not empty: %.400s", round, json);
+    }
     ens_txn_free(again);
     ens_txn_free(diff);
     ens_doc_free(b);

@@ -84,3 +84,29 @@ char *ens_pos_between(const char *a, const char *b) {
   s_between(&out, a, b);
   return (char *)ens__buf_detach(&out, NULL);
 }
+
+char *ens_pos_seq(size_t i, size_t n) {
+  if (i >= n) return NULL;
+  /* width w digits with 62^w > n: spread i+1 over (0, 62^w) */
+  unsigned w = 1;
+  double span = BASE;
+  while (span <= (double)n + 1 && w < 12) {
+    span *= BASE;
+    w++;
+  }
+  unsigned __int128 total = 1;
+  for (unsigned k = 0; k < w; k++) total *= BASE;
+  unsigned __int128 v = total * (i + 1) / (n + 1);
+  char digits[16];
+  for (int k = (int)w - 1; k >= 0; k--) {
+    digits[k] = s_char((int)(v % BASE));
+    v /= BASE;
+  }
+  /* trailing zero digits add nothing to the value and are not allowed */
+  while (w > 1 && digits[w - 1] == '0') w--;
+  char *out = malloc(w + 1);
+  if (!out) return NULL;
+  memcpy(out, digits, w);
+  out[w] = '\0';
+  return out;
+}

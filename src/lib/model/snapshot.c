@@ -1,7 +1,9 @@
 /* Snapshots: a whole document as one MessagePack value (docs/snapshot.md).
- * Objects are written in pre-order with children in order, so the decoder
- * appends each to its parent in O(1) and rejects anything else; kinds and
- * property keys are written once in tables and referenced by index. */
+ * Objects are written in pre-order with children in order, each naming its
+ * parent by how many levels it climbs from the previous object and its id
+ * by the difference from the previous id, so the decoder appends each to
+ * its parent in O(1) and rejects anything else; kinds and property keys
+ * are written once in tables and referenced by index. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +54,9 @@ typedef struct {
   s_names kinds, keys;
   ens_buf *out;
   int pass; /* 1: collect names, 2: write objects */
+  ens_id prev_id;
+  const ens_obj **path; /* ancestors of the previous object, root first */
+  size_t depth;
 } s_enc;
 
 static uint32_t s_content_props(const ens_obj *o) {
@@ -69,9 +74,20 @@ static int s_encode_obj(const ens_obj *o, void *user) {
     return 0;
   }
   ens_buf *b = e->out;
+  /* how many levels to climb from the previous object to reach the parent */
+  uint64_t up = 0;
+  if (o->parent) {
+    while (e->depth && e->path[e->depth - 1] != o->parent) {
+      e->depth--;
+      up++;
+    }
+  }
+  if (e->depth > ENS_MAX_DEPTH) return -1;
+  e->path[e->depth++] = o;
   ens__mp_array(b, 5);
-  ens__mp_uint(b, o->id);
-  ens__mp_uint(b, o->parent ? o->parent->id : 0);
+  ens__mp_int(b, (int64_t)(o->id - e->prev_id)); /* ids made in a row differ by one */
+  e->prev_id = o->id;
+  ens__mp_uint(b, up);
   ens__mp_uint(b, s_names_index(&e->kinds, o->kind));
   if (o->pos) ens__mp_str(b, o->pos, strlen(o->pos));
   else ens__mp_str(b, "", 0);
@@ -95,6 +111,8 @@ int ens_snapshot_encode(const ens_doc *doc, unsigned char **out, size_t *out_len
   memset(&e, 0, sizeof e);
   if (s_names_init(&e.kinds, cap) || s_names_init(&e.keys, cap)) goto done;
   e.out = &b;
+  e.path = malloc((ENS_MAX_DEPTH + 2) * sizeof *e.path);
+  if (!e.path) goto done;
   e.pass = 1;
   ens__walk(doc->root, s_encode_obj, &e);
   ens__buf_reserve(&b, doc->ids.count * 24 + 64);
@@ -108,13 +126,13 @@ int ens_snapshot_encode(const ens_doc *doc, unsigned char **out, size_t *out_len
   for (size_t i = 0; i < e.keys.count; i++) ens__mp_str(&b, e.keys.order[i], strlen(e.keys.order[i]));
   ens__mp_array(&b, (uint32_t)doc->ids.count);
   e.pass = 2;
-  ens__walk(doc->root, s_encode_obj, &e);
-  if (b.oom) goto done;
+  if (ens__walk(doc->root, s_encode_obj, &e) || b.oom) goto done;
   *out = ens__buf_detach(&b, out_len);
   rc = *out ? 0 : ENS_ENOMEM;
 done:
   s_names_free(&e.kinds);
   s_names_free(&e.keys);
+  free(e.path);
   ens__buf_free(&b);
   if (rc) ens__error(rc, "out of memory encoding a snapshot");
   return rc;
@@ -187,10 +205,12 @@ int ens_snapshot_decode(const void *data, size_t len, ens_doc **out) {
   path = malloc((ENS_MAX_DEPTH + 1) * sizeof *path);
   if (!path) { rc = ens__error(ENS_ENOMEM, "out of memory"); goto done; }
   size_t depth = 0;
+  ens_id prev_id = 0;
   for (uint32_t i = 0; i < nobjs; i++) {
     if (ens__mp_read_array(&r) != 5) { rc = s_fail(&r, start, "object is not a 5-element array"); goto done; }
-    ens_id id = ens__mp_read_uint(&r);
-    ens_id parent_id = ens__mp_read_uint(&r);
+    ens_id id = prev_id + (uint64_t)ens__mp_read_int(&r);
+    uint64_t up = ens__mp_read_uint(&r);
+    prev_id = id;
     uint64_t kind_index = ens__mp_read_uint(&r);
     uint32_t plen;
     const char *pos = ens__mp_read_str(&r, &plen);
@@ -199,15 +219,15 @@ int ens_snapshot_decode(const void *data, size_t len, ens_doc **out) {
     if (kind_index >= nkinds) { rc = s_fail(&r, start, "kind index out of range"); goto done; }
     ens_obj *obj;
     if (i == 0) {
-      if (id != ENS_ROOT_ID || parent_id != 0 || plen != 0 || kinds[kind_index] != doc->kind) {
+      if (id != ENS_ROOT_ID || up != 0 || plen != 0 || kinds[kind_index] != doc->kind) {
         rc = s_fail(&r, start, "first object is not the document's root");
         goto done;
       }
       obj = doc->root;
       path[depth++] = obj;
     } else {
-      while (depth && path[depth - 1]->id != parent_id) depth--;
-      if (!depth) { rc = s_fail(&r, start, "object not in pre-order (unknown or earlier parent)"); goto done; }
+      if (up >= depth) { rc = s_fail(&r, start, "object climbs above the root"); goto done; }
+      depth -= (size_t)up;
       ens_obj *parent = path[depth - 1];
       if (!ens_pos_valid(pos, plen)) { rc = s_fail(&r, start, "bad position"); goto done; }
       if (depth > ENS_MAX_DEPTH) { rc = s_fail(&r, start, "objects nested too deeply"); goto done; }

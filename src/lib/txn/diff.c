@@ -198,20 +198,23 @@ static int s_fill_node(s_diff *d, ens_node *n, const ens_obj *ob, int depth) {
 }
 
 /* Marks in stable[] the longest run of matched children (in B's order)
- * whose A positions strictly increase: they stay where they are. */
+ * that are already in order in A: they stay where they are. */
 static int s_mark_stable(const ens_obj **amatch, size_t n, char *stable) {
   size_t *tails = malloc((n + 1) * sizeof *tails), *prev = malloc((n + 1) * sizeof *prev), len = 0;
-  if (!tails || !prev) {
+  size_t *rank = malloc((n + 1) * sizeof *rank);
+  if (!tails || !prev || !rank) {
     free(tails);
     free(prev);
+    free(rank);
     return ens__error(ENS_ENOMEM, "out of memory diffing");
   }
+  for (size_t i = 0; i < n; i++) rank[i] = amatch[i] ? ens_obj_index(amatch[i]) : 0;
   for (size_t i = 0; i < n; i++) {
     if (!amatch[i]) continue;
     size_t lo = 0, hi = len;
     while (lo < hi) {
       size_t mid = (lo + hi) / 2;
-      if (strcmp(amatch[tails[mid]]->pos, amatch[i]->pos) < 0) lo = mid + 1;
+      if (rank[tails[mid]] < rank[i]) lo = mid + 1;
       else hi = mid;
     }
     prev[i] = lo ? tails[lo - 1] : (size_t)-1;
@@ -219,8 +222,26 @@ static int s_mark_stable(const ens_obj **amatch, size_t n, char *stable) {
     if (lo == len) len++;
   }
   for (size_t i = len ? tails[len - 1] : (size_t)-1; i != (size_t)-1; i = prev[i]) stable[i] = 1;
+  /* Two stable neighbours with equal positions (a tie broken by id) leave
+   * no position between them: when something must go there, the right one
+   * moves too. */
+  size_t last = (size_t)-1;
+  int gap = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!stable[i]) {
+      gap = 1;
+      continue;
+    }
+    if (gap && last != (size_t)-1 && strcmp(amatch[last]->pos, amatch[i]->pos) >= 0) {
+      stable[i] = 0;
+      continue;
+    }
+    last = i;
+    gap = 0;
+  }
   free(tails);
   free(prev);
+  free(rank);
   return 0;
 }
 

@@ -2,6 +2,7 @@
  * big-endian as the specification demands. */
 #include "mpack.h"
 
+#include <math.h>
 #include <string.h>
 
 static void s_put_be(ens_buf *b, unsigned char tag, uint64_t v, int bytes) {
@@ -32,6 +33,14 @@ void ens__mp_int(ens_buf *b, int64_t v) {
 }
 
 void ens__mp_double(ens_buf *b, double v) {
+  /* a float32 when it holds the value exactly: half the bytes, same value */
+  float f = (float)v;
+  if ((double)f == v && (v != 0.0 || !signbit(v)) && f == f) {
+    uint32_t fb;
+    memcpy(&fb, &f, 4);
+    s_put_be(b, 0xca, fb, 4);
+    return;
+  }
   uint64_t bits;
   memcpy(&bits, &v, 8);
   s_put_be(b, 0xcb, bits, 8);
