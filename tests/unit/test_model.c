@@ -223,6 +223,60 @@ static void test_hash_ignores_edit_order(void **state) {
   ens_doc_free(b);
 }
 
+static void test_snapshot_leaves_local_only_properties_out(void **state) {
+  (void)state;
+  ens_doc *doc = ens_doc_new("test", 1);
+  ens_id id = s_insert(doc, ENS_ROOT_ID, 0, "shape");
+  ens_txn *sel = ens_txn_new("Select", NULL);
+  ens_txn_set_local_only(sel, 1);
+  ens_txn_set(sel, id, "@selected", ens_bool(1));
+  assert_int_equal(ens_doc_apply(doc, sel, ENS_ORIGIN_LOCAL_ONLY, NULL), 0);
+  ens_txn_free(sel);
+  unsigned char *bytes;
+  size_t len;
+  ens_doc *copy;
+  assert_int_equal(ens_snapshot_encode(doc, &bytes, &len), 0);
+  /* a late joiner can still decode it, and gets no selection */
+  assert_int_equal(ens_snapshot_decode(bytes, len, &copy), 0);
+  ens_value v;
+  assert_int_equal(ens_obj_get(ens_doc_get(copy, id), "@selected", &v), ENS_ENOTFOUND);
+  assert_true(ens_doc_hash(copy) == ens_doc_hash(doc));
+  ens_free(bytes);
+  ens_doc_free(copy);
+  ens_doc_free(doc);
+}
+
+static void test_decode_errors_point_at_the_bad_byte(void **state) {
+  (void)state;
+  unsigned char junk[100];
+  memset(junk, 0xc1, sizeof junk); /* 0xc1 is never valid MessagePack */
+  ens_doc *doc = NULL;
+  assert_int_equal(ens_snapshot_decode(junk, sizeof junk, &doc), ENS_EDECODE);
+  assert_non_null(strstr(ens_error_last(), "near byte 0"));
+}
+
+static void test_schema_parents_are_whole_names(void **state) {
+  (void)state;
+  ens_schema *s = ens_schema_new();
+  assert_int_equal(ens_schema_add_kind(s, "glyph", "font"), 0);
+  assert_int_equal(ens_schema_add_kind(s, "point", "contour glyph"), 0);
+  ens_doc *doc = ens_doc_new("fon", 1); /* a prefix of an allowed parent is not one */
+  ens_doc_set_schema(doc, s);
+  ens_txn *t = ens_txn_new(NULL, NULL);
+  ens_txn_insert(t, ENS_ROOT_ID, "V", ens_doc_new_id(doc), "glyph");
+  assert_int_equal(ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, NULL), ENS_EKIND);
+  ens_txn_free(t);
+  ens_doc_free(doc);
+  doc = ens_doc_new(" font", 1); /* odd kinds from a snapshot must not confuse the check */
+  ens_doc_set_schema(doc, s);
+  t = ens_txn_new(NULL, NULL);
+  ens_txn_insert(t, ENS_ROOT_ID, "V", ens_doc_new_id(doc), "glyph");
+  assert_int_equal(ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, NULL), ENS_EKIND);
+  ens_txn_free(t);
+  ens_doc_free(doc);
+  ens_schema_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ids_are_site_and_counter),
@@ -233,6 +287,9 @@ int main(void) {
       cmocka_unit_test(test_schema_rejects_wrong_kind_and_type),
       cmocka_unit_test(test_snapshot_round_trip),
       cmocka_unit_test(test_hash_ignores_edit_order),
+      cmocka_unit_test(test_snapshot_leaves_local_only_properties_out),
+      cmocka_unit_test(test_decode_errors_point_at_the_bad_byte),
+      cmocka_unit_test(test_schema_parents_are_whole_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,8 +96,14 @@ int ens__schema_check_place(const ens_schema *s, const char *kind, const char *p
   if (!k) return ens__error(ENS_EKIND, "kind '%s' is not in the schema", kind);
   if (!k->parents) return 0;
   size_t n = strlen(parent_kind);
-  for (const char *p = strstr(k->parents, parent_kind); p; p = strstr(p + 1, parent_kind))
-    if (p[-1] == ' ' && p[n] == ' ') return 0;
+  /* parents is " a b c ": compare whole space-separated tokens */
+  for (const char *p = k->parents; *p;) {
+    while (*p == ' ') p++;
+    const char *end = p;
+    while (*end && *end != ' ') end++;
+    if ((size_t)(end - p) == n && n && memcmp(p, parent_kind, n) == 0) return 0;
+    p = end;
+  }
   return ens__error(ENS_EKIND, "a '%s' may not be placed under a '%s'", kind, parent_kind);
 }
 

@@ -70,7 +70,9 @@ static int s_encode_obj(const ens_obj *o, void *user) {
   s_enc *e = user;
   if (e->pass == 1) {
     s_names_index(&e->kinds, o->kind);
-    for (uint32_t i = 0; i < o->nprops; i++) s_names_index(&e->keys, o->props[i].key);
+    for (uint32_t i = 0; i < o->nprops; i++)
+      if (o->props[i].type != ENS_NIL && !ens__key_is_local(o->props[i].key)) /* as pass 2 writes them */
+        s_names_index(&e->keys, o->props[i].key);
     return 0;
   }
   ens_buf *b = e->out;
@@ -143,7 +145,7 @@ done:
 static int s_fail(ens_mp_reader *r, const unsigned char *start, const char *why) {
   if (!r->err) ens__mp_fail(r, why);
   return ens__error(ENS_EDECODE, "snapshot: %s (near byte %zu)", r->why ? r->why : why,
-                    (size_t)(r->p - start));
+                    (size_t)(r->fail_at - start));
 }
 
 static const char **s_read_names(ens_mp_reader *r, ens_doc *doc, uint32_t *count, int allow_local) {

@@ -199,7 +199,7 @@ int ens_txn_decode(const void *data, size_t len, ens_txn **out) {
   if (!r.err && r.p != r.end) ens__mp_fail(&r, "trailing bytes after the transaction");
   if (r.err) {
     int rc = ens__error(ENS_EDECODE, "transaction: %s (near byte %zu of %zu)", r.why ? r.why : "malformed",
-                        (size_t)(r.p - (const unsigned char *)data), len);
+                        (size_t)(r.fail_at - (const unsigned char *)data), len);
     ens_txn_free(t);
     return rc;
   }

@@ -81,9 +81,12 @@ void ens__mp_ext(ens_buf *b, int8_t type, const void *p, uint32_t n) {
 }
 
 void ens__mp_fail(ens_mp_reader *r, const char *why) {
-  if (!r->err) r->why = why;
+  if (!r->err) {
+    r->why = why;
+    r->fail_at = r->item;
+  }
   r->err = 1;
-  r->p = r->end;
+  r->p = r->end; /* every later read fails at once */
 }
 
 static int s_need(ens_mp_reader *r, size_t n) {
@@ -112,6 +115,7 @@ static ens_mp_type s_payload(ens_mp_reader *r, ens_mp_item *it, ens_mp_type t, u
 ens_mp_type ens__mp_read(ens_mp_reader *r, ens_mp_item *it) {
   it->data = NULL;
   it->len = 0;
+  if (!r->err) r->item = r->p;
   if (r->err || !s_need(r, 1)) return it->type = ENS_MP_ERROR;
   unsigned char c = *r->p++;
   if (c <= 0x7f) { it->v.i = c; return it->type = ENS_MP_INT; }

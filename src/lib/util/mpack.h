@@ -54,7 +54,9 @@ typedef struct {
   const unsigned char *p;
   const unsigned char *end;
   int err;
-  const char *why; /* first failure */
+  const char *why;             /* first failure */
+  const unsigned char *fail_at; /* start of the item that failed */
+  const unsigned char *item;    /* start of the item being read */
 } ens_mp_reader;
 
 static inline void ens__mp_reader_init(ens_mp_reader *r, const void *data, size_t len) {
@@ -62,6 +64,7 @@ static inline void ens__mp_reader_init(ens_mp_reader *r, const void *data, size_
   r->end = r->p + len;
   r->err = 0;
   r->why = NULL;
+  r->fail_at = r->item = r->p;
 }
 
 /* Reads the next item's header (and the payload pointer for str/bin/ext);
