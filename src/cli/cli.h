@@ -1,0 +1,95 @@
+/* Private to the ensemble command-line tool: the command table, option
+ * parsing and the small helpers every cmd_<name>.c shares. */
+#ifndef ENS_CLI_H
+#define ENS_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ensemble.h"
+
+/* Exit statuses: 1 is a runtime failure (bad file, library error), 2 a
+ * command line we could not understand. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Returned by cli_parse when the command should go on and run. */
+#define CLI_RUN (-1)
+
+/* One entry of the command table (main.c). */
+typedef struct {
+  const char *name;
+  const char *summary; /* one line for `ensemble --help` */
+  int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} cli_command;
+
+extern const cli_command cli_commands[];
+extern const size_t cli_command_count;
+
+/* Prints the tool's usage (the command list) to out. */
+void cli_print_usage(FILE *out);
+
+int cli_cmd_demo(int argc, char **argv);
+int cli_cmd_tree2snap(int argc, char **argv);
+int cli_cmd_snapinfo(int argc, char **argv);
+int cli_cmd_help(int argc, char **argv);
+
+/* --- options ---------------------------------------------------------------
+ * Each command describes itself once in a cli_spec; the parser and the
+ * --help text both come from it, so the usage can never miss an option. */
+
+typedef struct {
+  const char *name; /* long name without "--" */
+  char letter;      /* short form, 0 for none */
+  const char *arg;  /* placeholder of its value ("FILE"), NULL for a flag */
+  const char *help; /* one line */
+} cli_option;
+
+#define CLI_MAX_OPTIONS 16
+#define CLI_MAX_ARGS 8
+
+typedef struct {
+  const char *name;        /* "tree2snap" */
+  const char *synopsis;    /* after "usage: ensemble NAME " */
+  const char *description; /* a paragraph, may hold newlines */
+  const cli_option *options; /* ends with a zeroed entry; --help is implied */
+  int min_args, max_args;  /* positional arguments */
+} cli_spec;
+
+typedef struct {
+  const char *value[CLI_MAX_OPTIONS]; /* by option index; "" for a flag seen */
+  const char *args[CLI_MAX_ARGS];
+  int nargs;
+} cli_args;
+
+/* Parses argv[1..argc). Returns CLI_RUN, or the status to exit with: 0
+ * after printing --help, CLI_USAGE after printing an error and the usage
+ * to stderr. */
+int cli_parse(const cli_spec *spec, int argc, char **argv, cli_args *out);
+/* The value of option `name` (NULL when absent; "" for a flag given). */
+const char *cli_opt(const cli_spec *spec, const cli_args *args, const char *name);
+void cli_print_help(const cli_spec *spec, FILE *out);
+/* "ensemble NAME: message" plus the usage to stderr; returns CLI_USAGE. */
+int cli_usage_error(const cli_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* --- helpers ---------------------------------------------------------------- */
+
+/* "ensemble NAME: message" to stderr; returns CLI_FAIL. */
+int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Reads a whole file (at most max bytes) into a malloc'd buffer with a NUL
+ * after the last byte. On failure returns -1 with a message in err. */
+int cli_read_file(const char *path, size_t max, char **data, size_t *len, char *err, size_t err_size);
+
+/* Writes path atomically: a temporary file in the same directory, flushed
+ * and fsync'd, then renamed over path, so a reader sees the old file or
+ * the new one and never half of one. -1 with a message in err. */
+int cli_write_atomic(const char *path, const void *data, size_t len, char *err, size_t err_size);
+
+/* "site:counter", the way ens_txn_to_json writes ids. buf >= 32 bytes. */
+const char *cli_id_str(ens_id id, char *buf, size_t size);
+
+/* Writes compact JSON indented by two spaces per level, for people. */
+void cli_json_pretty(FILE *out, const char *json, int indent);
+
+#endif

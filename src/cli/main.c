@@ -1,0 +1,70 @@
+/* ensemble, the command-line tool: the table of subcommands and the
+ * dispatch to them. Each command lives in its own cmd_<name>.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+const cli_command cli_commands[] = {
+    {"demo", "two replicas edit a glyph together, with undo, in one process", cli_cmd_demo},
+    {"tree2snap", "convert a .tree outline into a snapshot file", cli_cmd_tree2snap},
+    {"snapinfo", "describe a snapshot file: objects, kinds, hash", cli_cmd_snapinfo},
+    {"help", "show the commands, or one command's options", cli_cmd_help},
+};
+const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
+
+void cli_print_usage(FILE *out) {
+  fprintf(out,
+          "usage: ensemble <command> [options] [arguments]\n"
+          "       ensemble --help | --version\n"
+          "\n"
+          "Ensemble: real-time collaboration for design files.\n"
+          "\n"
+          "commands:\n");
+  for (size_t i = 0; i < cli_command_count; i++)
+    fprintf(out, "  %-11s %s\n", cli_commands[i].name, cli_commands[i].summary);
+  fprintf(out,
+          "\n"
+          "Run 'ensemble <command> --help' for the options of a command.\n"
+          "Exit status: 0 success, 1 failure, 2 bad command line.\n");
+}
+
+static const cli_command *s_find(const char *name) {
+  for (size_t i = 0; i < cli_command_count; i++)
+    if (strcmp(cli_commands[i].name, name) == 0) return &cli_commands[i];
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    cli_print_usage(stderr);
+    return CLI_USAGE;
+  }
+  const char *first = argv[1];
+  if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
+    cli_print_usage(stdout);
+    return CLI_OK;
+  }
+  if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
+    printf("ensemble %s\n", ENS_VERSION_STRING);
+    return CLI_OK;
+  }
+  if (first[0] == '-') {
+    fprintf(stderr, "ensemble: unknown option '%s'\n\n", first);
+    cli_print_usage(stderr);
+    return CLI_USAGE;
+  }
+  const cli_command *cmd = s_find(first);
+  if (!cmd) {
+    fprintf(stderr, "ensemble: unknown command '%s'\n\n", first);
+    cli_print_usage(stderr);
+    return CLI_USAGE;
+  }
+  int rc = cmd->run(argc - 1, argv + 1);
+  /* a failed write to stdout (a full disk, a closed pipe) is a failure too */
+  if (fflush(stdout) != 0 && rc == CLI_OK) {
+    perror("ensemble: writing the output");
+    rc = CLI_FAIL;
+  }
+  return rc;
+}

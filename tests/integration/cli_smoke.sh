@@ -1,0 +1,206 @@
+#!/bin/sh
+# End-to-end checks of the ensemble command-line tool. CTest runs it as
+# `cli_smoke.sh /path/to/build/ensemble`; it prints every failed check and
+# exits non-zero if there was one. A crash (signal) or a sanitizer report
+# fails a check even when the exit status looks right.
+set -u
+
+BIN=${1:?usage: cli_smoke.sh /path/to/ensemble}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$HERE/../.." && pwd)
+SAMPLE=$SRC/examples/glyph-A.tree
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/cli_smoke.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM
+
+checks=0
+failures=0
+
+fail() {
+  failures=$((failures + 1))
+  echo "FAIL: $*" >&2
+}
+
+show() {
+  echo "    stdout:" >&2
+  head -n 15 "$TMP/out" | sed 's/^/    | /' >&2
+  echo "    stderr:" >&2
+  head -n 15 "$TMP/err" | sed 's/^/    | /' >&2
+}
+
+# run NAME STATUS COMMAND...: runs COMMAND with its output in $TMP/out and
+# $TMP/err and checks its exit status; 0 when the check passed.
+run() {
+  name=$1
+  want=$2
+  shift 2
+  checks=$((checks + 1))
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  if [ "$rc" -ge 128 ]; then
+    fail "$name: crashed (exit status $rc)"
+    show
+    return 1
+  fi
+  if grep -q -e 'Sanitizer' -e 'runtime error:' "$TMP/err"; then
+    fail "$name: sanitizer report"
+    show
+    return 1
+  fi
+  if [ "$rc" -ne "$want" ]; then
+    fail "$name: exit status $rc, expected $want"
+    show
+    return 1
+  fi
+  return 0
+}
+
+# has NAME FILE PATTERN: the last run's FILE (out or err) matches PATTERN.
+has() {
+  checks=$((checks + 1))
+  if ! grep -q -e "$3" "$TMP/$2"; then
+    fail "$1: std$2 lacks '$3'"
+    show
+  fi
+}
+
+lacks() {
+  checks=$((checks + 1))
+  if grep -q -e "$3" "$TMP/$2"; then
+    fail "$1: std$2 has '$3'"
+    show
+  fi
+}
+
+# --- version and help --------------------------------------------------------
+
+version=$(sed -n 's/^#define ENS_VERSION_STRING "\(.*\)"$/\1/p' "$SRC/include/ensemble/common.h")
+if run version 0 "$BIN" --version; then
+  if [ "$(cat "$TMP/out")" != "ensemble $version" ]; then
+    fail "--version printed '$(cat "$TMP/out")', expected 'ensemble $version'"
+  fi
+fi
+
+run "--help" 0 "$BIN" --help && has "--help" out "usage: ensemble"
+cp "$TMP/out" "$TMP/help"
+run "help" 0 "$BIN" help && has "help" out "usage: ensemble"
+
+# every command in the list answers --help with its usage and options
+commands=$(sed -n '/^commands:/,/^$/p' "$TMP/help" | awk 'NR > 1 && NF { print $1 }')
+for cmd in demo tree2snap snapinfo help; do
+  echo "$commands" | grep -qx "$cmd" || fail "--help does not list '$cmd'"
+done
+for cmd in $commands; do
+  if run "$cmd --help" 0 "$BIN" "$cmd" --help; then
+    has "$cmd --help" out "usage: ensemble $cmd"
+    has "$cmd --help" out "--help"
+    cp "$TMP/out" "$TMP/cmdhelp"
+    if run "help $cmd" 0 "$BIN" help "$cmd"; then
+      cmp -s "$TMP/out" "$TMP/cmdhelp" || fail "'help $cmd' differs from '$cmd --help'"
+    fi
+  fi
+done
+run "demo --help" 0 "$BIN" demo --help && has "demo --help" out "--quiet" && has "demo --help" out "--sample"
+run "tree2snap --help" 0 "$BIN" tree2snap -h && has "tree2snap --help" out "--output"
+run "snapinfo --help" 0 "$BIN" snapinfo --help && has "snapinfo --help" out "--tree"
+
+# --- command-line errors: exit 2 with a message and the usage ---------------
+
+run "no arguments" 2 "$BIN" && has "no arguments" err "usage:"
+run "unknown command" 2 "$BIN" frobnicate && has "unknown command" err "unknown command 'frobnicate'" &&
+  has "unknown command" err "usage:"
+run "unknown global option" 2 "$BIN" --frobnicate && has "unknown global option" err "unknown option"
+run "unknown demo option" 2 "$BIN" demo --frobnicate && has "unknown demo option" err "unknown option '--frobnicate'" &&
+  has "unknown demo option" err "usage: ensemble demo"
+run "flag with a value" 2 "$BIN" demo --quiet=yes
+run "option without its value" 2 "$BIN" demo --sample
+run "extra argument" 2 "$BIN" demo extra
+run "tree2snap without -o" 2 "$BIN" tree2snap "$SAMPLE"
+run "tree2snap without input" 2 "$BIN" tree2snap -o "$TMP/x.snap"
+run "help for an unknown command" 2 "$BIN" help frobnicate
+
+# --- the demo ------------------------------------------------------------------
+
+if run "demo" 0 "$BIN" demo; then
+  has demo out "converged"
+  lacks demo out "DIVERGED"
+  lacks demo out "EXPECTATION FAILED"
+  has demo out "nothing"            # the local-only steps sent nothing
+  has demo out "skipped: width"     # bob's newer width survived alice's undo
+  has demo out '"label": "Move point"'
+fi
+if run "demo --quiet" 0 "$BIN" demo --quiet --sample "$SAMPLE"; then
+  has "demo --quiet" out "converged"
+  lacks "demo --quiet" out "Move point"
+fi
+
+# --- tree2snap and snapinfo round trip ------------------------------------------
+
+snap=$TMP/glyph-A.snap
+if run "tree2snap" 0 "$BIN" tree2snap "$SAMPLE" -o "$snap"; then
+  made=$(sed -n 's/.*hash \([0-9a-f]*\)$/\1/p' "$TMP/out")
+  [ -s "$snap" ] || fail "tree2snap wrote no $snap"
+  if run "snapinfo" 0 "$BIN" snapinfo "$snap"; then
+    has snapinfo out "objects *15 below the root"
+    has snapinfo out "glyph *1$"
+    has snapinfo out "contour *2$"
+    has snapinfo out "point *11$"
+    has snapinfo out "hash *$made$"
+  fi
+  # snapshot -> .tree -> snapshot gives the same bytes
+  if run "snapinfo --tree" 0 "$BIN" snapinfo --tree "$snap"; then
+    cp "$TMP/out" "$TMP/again.tree"
+    run "tree2snap again" 0 "$BIN" tree2snap "$TMP/again.tree" --output="$TMP/again.snap" &&
+      { cmp -s "$snap" "$TMP/again.snap" || fail "round trip .tree -> snap -> .tree -> snap changed the snapshot"; }
+  fi
+  run "tree2snap over an existing file" 0 "$BIN" tree2snap "$SAMPLE" -o "$snap"
+fi
+for left in "$TMP"/*.tmp.*; do
+  [ -e "$left" ] && fail "a temporary file was left behind: $left"
+done
+run "tree2snap into a missing directory" 1 "$BIN" tree2snap "$SAMPLE" -o "$TMP/no/such/dir/x.snap" &&
+  has "tree2snap into a missing directory" err "cannot"
+run "tree2snap of a missing file" 1 "$BIN" tree2snap "$TMP/missing.tree" -o "$TMP/x.snap" &&
+  has "tree2snap of a missing file" err "missing.tree"
+run "snapinfo of a missing file" 1 "$BIN" snapinfo "$TMP/missing.snap"
+run "snapinfo of a .tree file" 1 "$BIN" snapinfo "$SAMPLE" && has "snapinfo of a .tree file" err "not a valid snapshot"
+: >"$TMP/empty.snap"
+run "snapinfo of an empty file" 1 "$BIN" snapinfo "$TMP/empty.snap"
+if [ -s "$snap" ]; then
+  head -c 200 "$snap" >"$TMP/truncated.snap"
+  run "snapinfo of a truncated snapshot" 1 "$BIN" snapinfo "$TMP/truncated.snap"
+  run "tree2snap of a binary file" 1 "$BIN" tree2snap "$snap" -o "$TMP/x.snap" && has "tree2snap of a binary file" err "glyph-A.snap:"
+fi
+
+# --- malformed .tree files: exit 1, a message naming the line, no crash -------
+
+bad=$TMP/bad
+mkdir "$bad"
+printf 'glyph name="A"\n    layer\n  contour\n' >"$bad/indentation.tree"
+printf '  glyph name="A"\n' >"$bad/indented-first.tree"
+printf 'glyph name="A"\n\tlayer\n' >"$bad/tab.tree"
+printf '# a comment\nglyph name="A width=1200\n' >"$bad/unterminated.tree"
+printf 'glyph name="A"\n  layer\n    point x=wide\n' >"$bad/unknown-value.tree"
+printf 'glyph name="A\\q"\n' >"$bad/bad-escape.tree"
+printf 'glyph width=1 width=2\n' >"$bad/duplicate-key.tree"
+printf 'glyph\n  point x=1 y\n' >"$bad/missing-equals.tree"
+printf 'glyph\n  point x=\n' >"$bad/missing-value.tree"
+printf 'glyph x=1e999\n' >"$bad/huge-number.tree"
+printf 'glyph\n  point x=1\000\n' >"$bad/nul.tree"
+printf 'glyph @selected=true\n' >"$bad/local-key.tree"
+printf '1glyph\n' >"$bad/bad-kind.tree"
+for case in indentation:3 indented-first:1 tab:2 unterminated:2 unknown-value:3 bad-escape:1 duplicate-key:1 \
+  missing-equals:2 missing-value:2 huge-number:1 nul:2 local-key:1 bad-kind:1; do
+  file=${case%%:*}.tree
+  line=${case##*:}
+  run "malformed $file" 1 "$BIN" tree2snap "$bad/$file" -o "$TMP/bad.snap" && has "malformed $file" err "$file:$line: "
+done
+[ -e "$TMP/bad.snap" ] && fail "a malformed .tree file produced a snapshot"
+run "demo with a malformed sample" 1 "$BIN" demo --sample "$bad/unknown-value.tree" &&
+  has "demo with a malformed sample" err "unknown-value.tree:3: "
+printf 'layer name="no glyph here"\n' >"$TMP/noglyph.tree"
+run "demo with a sample without a glyph" 1 "$BIN" demo --sample "$TMP/noglyph.tree" &&
+  has "demo with a sample without a glyph" err "no glyph"
+
+echo "cli_smoke: $checks checks, $failures failed"
+[ "$failures" -eq 0 ]
