@@ -109,7 +109,9 @@ int ens_doc_pos_at(const ens_doc *doc, ens_id parent, size_t index, char **out);
 
 /* Fractional positions: a string strictly between a and b (either may be
  * NULL or "" for the open end). Caller frees with ens_free. Returns NULL
- * when a >= b or on allocation failure. */
+ * when a >= b, when either is not a valid position, or on allocation
+ * failure. Repeated appends (or prepends) grow the result
+ * logarithmically: 100,000 appends give 8 characters. */
 char *ens_pos_between(const char *a, const char *b);
 /* The i-th (0-based) of n evenly spaced positions, all of the same short
  * length (log62 n digits): what a reader uses to place n children at once.

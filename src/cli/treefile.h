@@ -13,7 +13,7 @@
 #define CLI_TREE_MAX_BYTES ((size_t)32 << 20)
 #define CLI_TREE_MAX_DEPTH 256
 #define CLI_TREE_MAX_OBJECTS 1000000
-#define CLI_TREE_MAX_SIBLINGS 20000 /* positions of appended children grow with their number */
+#define CLI_TREE_MAX_SIBLINGS 100000 /* bounds one parent's child list in a hostile file */
 #define CLI_TREE_MAX_PROPS 1000     /* per object */
 #define CLI_TREE_MAX_NAME 255       /* kinds and keys */
 

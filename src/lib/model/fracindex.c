@@ -28,9 +28,68 @@ int ens_pos_valid(const char *s, size_t len) {
   return s[len - 1] != '0';
 }
 
+/* The next key after a at a's length (a counter in base 62), or, when a is
+ * all 'z', a followed by as many digits again ("0..01"): a position then
+ * grows logarithmically with the number of appends, not linearly. */
+static void s_after(ens_buf *out, const char *a) {
+  size_t k = strlen(a);
+  char *tmp = malloc(2 * k + 1);
+  if (!tmp) { out->oom = 1; return; }
+  memcpy(tmp, a, k);
+  size_t n = k;
+  do {
+    size_t i = k;
+    while (i > 0 && tmp[i - 1] == 'z') tmp[--i] = '0';
+    if (i == 0) { /* all 'z': extend */
+      memcpy(tmp, a, k);
+      memset(tmp + k, '0', k - 1);
+      tmp[2 * k - 1] = '1';
+      n = 2 * k;
+      break;
+    }
+    tmp[i - 1] = s_char(s_digit(tmp[i - 1]) + 1);
+  } while (tmp[k - 1] == '0'); /* a key never ends in the zero digit */
+  ens__buf_append(out, tmp, n);
+  free(tmp);
+}
+
+/* The key before b at b's length, or, when that would be all zeros, those
+ * zeros followed by as many 'z' (the mirror of s_after). */
+static void s_before(ens_buf *out, const char *b) {
+  size_t k = strlen(b);
+  char *tmp = malloc(2 * k + 1);
+  if (!tmp) { out->oom = 1; return; }
+  memcpy(tmp, b, k);
+  size_t n = k;
+  do {
+    size_t i = k;
+    while (i > 0 && tmp[i - 1] == '0') tmp[--i] = 'z';
+    if (i == 0) { /* only for an invalid b of all zeros; callers check */
+      out->oom = 1;
+      break;
+    }
+    tmp[i - 1] = s_char(s_digit(tmp[i - 1]) - 1);
+    size_t z = 0;
+    while (z < k && tmp[z] == '0') z++;
+    if (z == k) { /* reached zero: extend */
+      memset(tmp + k, 'z', k);
+      n = 2 * k;
+      break;
+    }
+  } while (tmp[k - 1] == '0');
+  ens__buf_append(out, tmp, n);
+  free(tmp);
+}
+
 /* Appends to out a key strictly between a and b, where a may be empty (0)
  * and b NULL (1); requires a < b. */
 static void s_between(ens_buf *out, const char *a, const char *b) {
+  if (!a[0] && b) {
+    /* before the first: step down from all of b, not from what follows its
+     * leading zeros, or prepending would grow the key at every step */
+    s_before(out, b);
+    return;
+  }
   for (;;) {
     if (b) {
       /* shared prefix: copy it, the rest must fit between the suffixes */
@@ -40,25 +99,16 @@ static void s_between(ens_buf *out, const char *a, const char *b) {
       a += la < n ? la : n;
       b += n;
     }
-    int da = a[0] ? s_digit(a[0]) : 0;
-    int db = b ? s_digit(b[0]) : BASE;
     if (!b) {
-      /* open end: step by one digit rather than halve, so that appending
-       * again and again grows a position by one character per ~30 appends */
-      if (!a[0]) { ens__buf_putc(out, (unsigned char)s_char(BASE / 2)); return; }
-      if (da + 1 < BASE) { ens__buf_putc(out, (unsigned char)s_char(da + 1)); return; }
-      ens__buf_putc(out, (unsigned char)a[0]);
-      a++;
-      continue;
+      if (!a[0]) ens__buf_putc(out, (unsigned char)s_char(BASE / 2));
+      else s_after(out, a);
+      return;
     }
     if (!a[0]) {
-      /* open start: step down by one digit, for the same reason */
-      if (db >= 2) { ens__buf_putc(out, (unsigned char)s_char(db - 1)); return; }
-      if (b[1]) { ens__buf_putc(out, (unsigned char)b[0]); return; }
-      ens__buf_putc(out, '0');
-      b = NULL;
-      continue;
+      s_before(out, b);
+      return;
     }
+    int da = s_digit(a[0]), db = s_digit(b[0]);
     if (db - da > 1) {
       ens__buf_putc(out, (unsigned char)s_char((da + db) / 2));
       return;
@@ -69,7 +119,7 @@ static void s_between(ens_buf *out, const char *a, const char *b) {
       ens__buf_putc(out, (unsigned char)b[0]);
       return;
     }
-    /* keep a's first digit and go between a's rest and the open end */
+    /* keep a's first digit and go after a's rest, towards the open end */
     ens__buf_putc(out, (unsigned char)a[0]);
     a++;
     b = NULL;
@@ -79,6 +129,7 @@ static void s_between(ens_buf *out, const char *a, const char *b) {
 char *ens_pos_between(const char *a, const char *b) {
   if (!a) a = "";
   if (b && !*b) b = NULL;
+  if ((*a && !ens_pos_valid(a, strlen(a))) || (b && !ens_pos_valid(b, strlen(b)))) return NULL;
   if (b && strcmp(a, b) >= 0) return NULL;
   ens_buf out = ENS_BUF_INIT;
   s_between(&out, a, b);
