@@ -3,6 +3,7 @@
  * untrusted operations happens in the transaction engine. */
 #include "doc.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,33 +19,25 @@ ens_obj *ens__idmap_get(const ens__idmap *m, ens_id id) {
   if (!m->cap || id == ENS_ID_NONE) return NULL;
   size_t i = s_slot(id, m->cap);
   for (;;) {
-    ens_id k = m->keys[i];
-    if (k == id) return m->vals[i];
-    if (k == ENS_ID_NONE) return NULL;
+    const ens__idslot *sl = &m->slots[i];
+    if (sl->key == id) return sl->obj;
+    if (sl->key == ENS_ID_NONE) return NULL;
     i = (i + 1) & (m->cap - 1);
   }
 }
 
 static int s_idmap_grow(ens__idmap *m) {
   size_t cap = m->cap ? m->cap * 2 : 64;
-  ens_id *keys = calloc(cap, sizeof *keys);
-  ens_obj **vals = malloc(cap * sizeof *vals);
-  if (!keys || !vals) {
-    free(keys);
-    free(vals);
-    return ens__error(ENS_ENOMEM, "out of memory growing the id map");
-  }
+  ens__idslot *slots = calloc(cap, sizeof *slots);
+  if (!slots) return ens__error(ENS_ENOMEM, "out of memory growing the id map");
   for (size_t j = 0; j < m->cap; j++) {
-    if (m->keys[j] == ENS_ID_NONE) continue;
-    size_t i = s_slot(m->keys[j], cap);
-    while (keys[i] != ENS_ID_NONE) i = (i + 1) & (cap - 1);
-    keys[i] = m->keys[j];
-    vals[i] = m->vals[j];
+    if (m->slots[j].key == ENS_ID_NONE) continue;
+    size_t i = s_slot(m->slots[j].key, cap);
+    while (slots[i].key != ENS_ID_NONE) i = (i + 1) & (cap - 1);
+    slots[i] = m->slots[j];
   }
-  free(m->keys);
-  free(m->vals);
-  m->keys = keys;
-  m->vals = vals;
+  free(m->slots);
+  m->slots = slots;
   m->cap = cap;
   return 0;
 }
@@ -55,12 +48,12 @@ static int s_idmap_put(ens__idmap *m, ens_id id, ens_obj *obj) {
     if (rc) return rc;
   }
   size_t i = s_slot(id, m->cap);
-  while (m->keys[i] != ENS_ID_NONE) {
-    if (m->keys[i] == id) return ens__error(ENS_EEXISTS, "id %#llx already in use", (unsigned long long)id);
+  while (m->slots[i].key != ENS_ID_NONE) {
+    if (m->slots[i].key == id) return ens__error(ENS_EEXISTS, "id %#llx already in use", (unsigned long long)id);
     i = (i + 1) & (m->cap - 1);
   }
-  m->keys[i] = id;
-  m->vals[i] = obj;
+  m->slots[i].key = id;
+  m->slots[i].obj = obj;
   m->count++;
   return 0;
 }
@@ -68,24 +61,68 @@ static int s_idmap_put(ens__idmap *m, ens_id id, ens_obj *obj) {
 static void s_idmap_del(ens__idmap *m, ens_id id) {
   if (!m->cap) return;
   size_t mask = m->cap - 1, i = s_slot(id, m->cap);
-  while (m->keys[i] != id) {
-    if (m->keys[i] == ENS_ID_NONE) return;
+  while (m->slots[i].key != id) {
+    if (m->slots[i].key == ENS_ID_NONE) return;
     i = (i + 1) & mask;
   }
   /* shift later members of the probe run back so lookups need no tombstones */
   size_t j = i;
   for (;;) {
     j = (j + 1) & mask;
-    if (m->keys[j] == ENS_ID_NONE) break;
-    size_t home = s_slot(m->keys[j], m->cap);
+    if (m->slots[j].key == ENS_ID_NONE) break;
+    size_t home = s_slot(m->slots[j].key, m->cap);
     int between = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
     if (between) continue;
-    m->keys[i] = m->keys[j];
-    m->vals[i] = m->vals[j];
+    m->slots[i] = m->slots[j];
     i = j;
   }
-  m->keys[i] = ENS_ID_NONE;
+  m->slots[i].key = ENS_ID_NONE;
   m->count--;
+}
+
+/* --- object pool ---------------------------------------------------------- */
+
+/* Under AddressSanitizer every object is its own allocation, so that a use
+ * after a delete is caught instead of landing in a recycled object. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ENS_POOLED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ENS_POOLED 0
+#endif
+#endif
+#ifndef ENS_POOLED
+#define ENS_POOLED 1
+#endif
+
+static ens_obj *s_obj_alloc(ens_doc *doc) {
+  if (!ENS_POOLED) return calloc(1, sizeof(ens_obj));
+  ens__pool *p = &doc->pool;
+  ens_obj *obj;
+  if (p->free) {
+    obj = p->free;
+    p->free = obj->parent;
+  } else {
+    if (!p->blocks || p->used == ENS_POOL_BLOCK) {
+      ens__pool_block *b = malloc(sizeof *b);
+      if (!b) return NULL;
+      b->next = p->blocks;
+      p->blocks = b;
+      p->used = 0;
+    }
+    obj = &p->blocks->objs[p->used++];
+  }
+  memset(obj, 0, sizeof *obj);
+  return obj;
+}
+
+static void s_obj_release(ens_doc *doc, ens_obj *obj) {
+  if (!ENS_POOLED) {
+    free(obj);
+    return;
+  }
+  obj->parent = doc->pool.free;
+  doc->pool.free = obj;
 }
 
 /* --- atoms -------------------------------------------------------------- */
@@ -137,6 +174,8 @@ const char *ens__atom(ens_doc *doc, const char *s, size_t n) {
 
 /* --- documents ---------------------------------------------------------- */
 
+static void s_obj_clear(ens_obj *obj);
+
 ens_doc *ens_doc_new(const char *doc_kind, uint32_t site) {
   if (!doc_kind || !*doc_kind || site > ENS_SITE_MAX) {
     ens__error(ENS_EINVAL, "ens_doc_new: need a kind and a site <= %u", ENS_SITE_MAX);
@@ -159,11 +198,26 @@ oom:
 
 void ens_doc_free(ens_doc *doc) {
   if (!doc) return;
-  if (doc->root) ens__obj_destroy(doc, doc->root);
+  /* post-order through the tree (the order objects were allocated in),
+   * without unlinking each from the id map that goes next anyway */
+  ens_obj *cur = doc->root;
+  while (cur) {
+    if (cur->nkids) {
+      cur = cur->kids[--cur->nkids];
+      continue;
+    }
+    ens_obj *parent = cur->parent;
+    s_obj_clear(cur);
+    if (!ENS_POOLED) free(cur);
+    cur = parent;
+  }
+  for (ens__pool_block *b = doc->pool.blocks, *next; b; b = next) {
+    next = b->next;
+    free(b);
+  }
   for (size_t i = 0; i < doc->atoms.cap; i++) free(doc->atoms.slots[i]);
   free(doc->atoms.slots);
-  free(doc->ids.keys);
-  free(doc->ids.vals);
+  free(doc->ids.slots);
   free(doc->observers);
   free(doc);
 }
@@ -176,7 +230,7 @@ void ens_doc_set_site(ens_doc *doc, uint32_t site) {
   doc->counter = 0;
   /* never hand out an id this site already used in the document */
   for (size_t i = 0; i < doc->ids.cap; i++) {
-    ens_id id = doc->ids.keys[i];
+    ens_id id = doc->ids.slots[i].key;
     if (id != ENS_ID_NONE && ens_id_site(id) == doc->site && ens_id_counter(id) > doc->counter)
       doc->counter = ens_id_counter(id);
   }
@@ -253,43 +307,91 @@ static void s_detach(ens_obj *obj) {
   obj->parent = NULL;
 }
 
-static char *s_strndup(const char *s, size_t n) {
-  char *c = malloc(n + 1);
-  if (c) {
-    memcpy(c, s, n);
-    c[n] = '\0';
+/* Point obj->pos at a copy of (pos, n): inline when short. */
+static int s_pos_set(ens_obj *obj, const char *pos, size_t n) {
+  char *dst = n < ENS_POS_INLINE ? obj->pos_inline : malloc(n + 1);
+  if (!dst) return ens__error(ENS_ENOMEM, "out of memory storing a position");
+  if (dst == obj->pos) { /* overlapping: both inline */
+    memmove(dst, pos, n);
+  } else {
+    memcpy(dst, pos, n);
   }
-  return c;
+  dst[n] = '\0';
+  if (obj->pos && obj->pos != obj->pos_inline && obj->pos != dst) free(obj->pos);
+  obj->pos = dst;
+  return 0;
 }
 
-ens_obj *ens__obj_create(ens_doc *doc, ens_id id, const char *kind, ens_obj *parent,
-                         const char *pos, size_t pos_len) {
-  if (id == ENS_ID_NONE) { ens__error(ENS_EINVAL, "object id 0 is reserved"); return NULL; }
-  if (ens__doc_lookup(doc, id)) {
-    ens__error(ENS_EEXISTS, "id %#llx already in use", (unsigned long long)id);
-    return NULL;
+static void s_pos_release(ens_obj *obj) {
+  if (obj->pos != obj->pos_inline) free(obj->pos);
+  obj->pos = NULL;
+}
+
+static int s_make_room(ens_obj *parent) {
+  if (parent->nkids < parent->capkids) return 0;
+  uint32_t cap = parent->capkids ? parent->capkids * 2 : 4;
+  ens_obj **kids = realloc(parent->kids, cap * sizeof *kids);
+  if (!kids) return ens__error(ENS_ENOMEM, "out of memory adding a child");
+  parent->kids = kids;
+  parent->capkids = cap;
+  return 0;
+}
+
+int ens__doc_reserve(ens_doc *doc, size_t n) {
+  while (doc->ids.cap * 3 < (doc->ids.count + n) * 4) {
+    int rc = s_idmap_grow(&doc->ids);
+    if (rc) return rc;
   }
-  ens_obj *obj = calloc(1, sizeof *obj);
+  return 0;
+}
+
+static ens_obj *s_create(ens_doc *doc, ens_id id, const char *kind, ens_obj *parent, const char *pos,
+                         size_t pos_len, int append) {
+  if (id == ENS_ID_NONE) { ens__error(ENS_EINVAL, "object id 0 is reserved"); return NULL; }
+  ens_obj *obj = s_obj_alloc(doc);
   if (!obj) goto oom;
   obj->id = id;
   obj->kind = kind;
   if (parent) {
-    obj->pos = s_strndup(pos, pos_len);
-    if (!obj->pos) goto oom;
+    if (s_pos_set(obj, pos, pos_len) != 0) goto fail;
+    if (append && parent->nkids) {
+      const ens_obj *last = parent->kids[parent->nkids - 1];
+      if (ens__place_cmp(last->pos, last->id, obj->pos, id) >= 0) {
+        ens__error(ENS_EDECODE, "children out of order");
+        goto fail;
+      }
+    }
+    if (s_make_room(parent) != 0) goto fail;
   }
-  if (s_idmap_put(&doc->ids, id, obj) != 0) goto fail;
-  if (parent && s_attach(parent, obj) != 0) {
-    s_idmap_del(&doc->ids, id);
-    goto fail;
+  if (s_idmap_put(&doc->ids, id, obj) != 0) goto fail; /* refuses a used id */
+  if (parent) {
+    if (append) {
+      parent->kids[parent->nkids++] = obj;
+      obj->parent = parent;
+    } else {
+      s_attach(parent, obj); /* cannot fail: room was made */
+    }
   }
   if (ens_id_site(id) == doc->site && ens_id_counter(id) > doc->counter) doc->counter = ens_id_counter(id);
   return obj;
 oom:
   ens__error(ENS_ENOMEM, "out of memory creating an object");
 fail:
-  if (obj) free(obj->pos);
-  free(obj);
+  if (obj) {
+    s_pos_release(obj);
+    s_obj_release(doc, obj);
+  }
   return NULL;
+}
+
+ens_obj *ens__obj_create(ens_doc *doc, ens_id id, const char *kind, ens_obj *parent, const char *pos,
+                         size_t pos_len) {
+  return s_create(doc, id, kind, parent, pos, pos_len, 0);
+}
+
+ens_obj *ens__obj_append(ens_doc *doc, ens_id id, const char *kind, ens_obj *parent, const char *pos,
+                         size_t pos_len) {
+  return s_create(doc, id, kind, parent, pos, pos_len, 1);
 }
 
 static void s_prop_release(ens__prop *p) {
@@ -297,12 +399,13 @@ static void s_prop_release(ens__prop *p) {
   p->type = ENS_NIL;
 }
 
-static void s_obj_free_one(ens_obj *obj) {
+/* Frees what the object owns; the object itself goes back to the pool
+ * (or, when the whole document goes, with its block). */
+static void s_obj_clear(ens_obj *obj) {
   for (uint32_t i = 0; i < obj->nprops; i++) s_prop_release(&obj->props[i]);
   free(obj->props);
   free(obj->kids);
-  free(obj->pos);
-  free(obj);
+  s_pos_release(obj);
 }
 
 void ens__obj_destroy(ens_doc *doc, ens_obj *obj) {
@@ -319,29 +422,27 @@ void ens__obj_destroy(ens_doc *doc, ens_obj *obj) {
     if (parent) parent->nkids--;
     s_idmap_del(&doc->ids, cur->id);
     if (cur == doc->root) doc->root = NULL;
-    s_obj_free_one(cur);
+    s_obj_clear(cur);
+    s_obj_release(doc, cur);
     cur = parent;
   }
 }
 
 int ens__obj_move(ens_doc *doc, ens_obj *obj, ens_obj *parent, const char *pos, size_t pos_len) {
   (void)doc;
-  char *copy = s_strndup(pos, pos_len);
-  if (!copy) return ens__error(ENS_ENOMEM, "out of memory moving an object");
-  /* make room first so that a failure leaves the object where it was */
-  if (parent->nkids == parent->capkids) {
-    uint32_t cap = parent->capkids ? parent->capkids * 2 : 4;
-    ens_obj **kids = realloc(parent->kids, cap * sizeof *kids);
-    if (!kids) {
-      free(copy);
-      return ens__error(ENS_ENOMEM, "out of memory moving an object");
-    }
-    parent->kids = kids;
-    parent->capkids = cap;
+  /* make room and copy first so that a failure leaves the object where it was */
+  char *heap = NULL;
+  if (pos_len >= ENS_POS_INLINE && !(heap = malloc(pos_len + 1)))
+    return ens__error(ENS_ENOMEM, "out of memory moving an object");
+  if (s_make_room(parent) != 0) {
+    free(heap);
+    return ENS_ENOMEM;
   }
   s_detach(obj);
-  free(obj->pos);
-  obj->pos = copy;
+  if (obj->pos != obj->pos_inline) free(obj->pos);
+  obj->pos = heap ? heap : obj->pos_inline;
+  memcpy(obj->pos, pos, pos_len);
+  obj->pos[pos_len] = '\0';
   return s_attach(parent, obj); /* cannot fail: room was made */
 }
 
@@ -465,29 +566,36 @@ size_t ens__obj_height(const ens_obj *obj) {
 }
 
 int ens__walk(const ens_obj *obj, int (*fn)(const ens_obj *o, void *user), void *user) {
+  /* pre-order with a stack of next-child indexes along the current path;
+   * nesting is bounded (ENS_MAX_DEPTH), so the stack is too */
+  uint32_t small[64], *next = small;
+  size_t cap = 64, top = 0;
   const ens_obj *cur = obj;
   int rc = fn(cur, user);
   if (rc) return rc;
-  /* pre-order with parent links: descend to first child, else climb to the
-   * next sibling of the nearest ancestor that has one */
-  for (;;) {
-    if (cur->nkids) {
-      cur = cur->kids[0];
-    } else {
-      for (;;) {
-        if (cur == obj) return 0;
-        const ens_obj *p = cur->parent;
-        uint32_t at = s_index_in_parent(cur);
-        if (at + 1 < p->nkids) {
-          cur = p->kids[at + 1];
-          break;
-        }
-        cur = p;
-      }
+  next[top++] = 0;
+  while (top) {
+    uint32_t i = next[top - 1];
+    if (i >= cur->nkids) {
+      top--;
+      cur = cur->parent;
+      continue;
     }
-    rc = fn(cur, user);
-    if (rc) return rc;
+    next[top - 1] = i + 1;
+    cur = cur->kids[i];
+    if ((rc = fn(cur, user))) break;
+    if (top == cap) {
+      uint32_t *grown = malloc(cap * 2 * sizeof *grown);
+      if (!grown) { rc = ens__error(ENS_ENOMEM, "out of memory walking a document"); break; }
+      memcpy(grown, next, top * sizeof *grown);
+      if (next != small) free(next);
+      next = grown;
+      cap *= 2;
+    }
+    next[top++] = 0;
   }
+  if (next != small) free(next);
+  return rc;
 }
 
 /* --- public readers ------------------------------------------------------ */

@@ -29,11 +29,15 @@ typedef struct {
   } u;
 } ens__prop;
 
+/* Positions shorter than this live inside the object: no allocation. */
+#define ENS_POS_INLINE 16
+
 struct ens_obj {
   ens_id id;
   const char *kind; /* interned */
   struct ens_obj *parent;
-  char *pos; /* owned; NULL for the root */
+  char *pos; /* pos_inline or owned heap copy; NULL for the root */
+  char pos_inline[ENS_POS_INLINE];
   ens__prop *props;
   uint32_t nprops, capprops;
   struct ens_obj **kids;
@@ -48,11 +52,30 @@ typedef struct {
   int handle;
 } ens__observer;
 
+/* Key and value side by side: one cache line per probe. */
 typedef struct {
-  ens_id *keys;
-  ens_obj **vals;
-  size_t cap, count; /* cap is a power of two; key 0 marks an empty slot */
+  ens_id key; /* 0 marks an empty slot */
+  ens_obj *obj;
+} ens__idslot;
+
+typedef struct {
+  ens__idslot *slots;
+  size_t cap, count; /* cap is a power of two */
 } ens__idmap;
+
+/* Objects come from per-document blocks and go back to a free list: one
+ * allocation per ENS_POOL_BLOCK objects instead of one each. */
+#define ENS_POOL_BLOCK 256
+typedef struct ens__pool_block {
+  struct ens__pool_block *next;
+  ens_obj objs[ENS_POOL_BLOCK];
+} ens__pool_block;
+
+typedef struct {
+  ens__pool_block *blocks;
+  size_t used;   /* objects handed out of the newest block */
+  ens_obj *free; /* freed objects, linked through their parent field */
+} ens__pool;
 
 typedef struct {
   char **slots; /* open addressing, NULL = empty */
@@ -65,6 +88,7 @@ struct ens_doc {
   uint64_t counter; /* last counter handed out for site */
   ens_obj *root;
   ens__idmap ids;
+  ens__pool pool;
   ens__atoms atoms;
   const ens_schema *schema;
   uint64_t clock; /* one tick per applied transaction */
@@ -83,6 +107,12 @@ const char *ens__atom_find(const ens_doc *doc, const char *s, size_t n);
  * schema nor the depth: callers do. Returns NULL with the error set. */
 ens_obj *ens__obj_create(ens_doc *doc, ens_id id, const char *kind, ens_obj *parent,
                          const char *pos, size_t pos_len);
+/* The same, for readers that create children in order (snapshots): the
+ * new object must sort after its parent's last child, or ENS_EDECODE. */
+ens_obj *ens__obj_append(ens_doc *doc, ens_id id, const char *kind, ens_obj *parent, const char *pos,
+                         size_t pos_len);
+/* Make room for n objects in the id map at once. */
+int ens__doc_reserve(ens_doc *doc, size_t n);
 /* Remove obj and its subtree from the document and free them. */
 void ens__obj_destroy(ens_doc *doc, ens_obj *obj);
 /* Reparent / reposition (no checks). */

@@ -204,6 +204,9 @@ int ens_snapshot_decode(const void *data, size_t len, ens_doc **out) {
   if (!keys) { rc = s_fail(&r, start, "bad key table"); goto done; }
   uint32_t nobjs = ens__mp_read_array(&r);
   if (r.err || nobjs == 0) { rc = s_fail(&r, start, "bad object list"); goto done; }
+  /* each object takes at least six bytes: reserve no more than that allows */
+  size_t fit = (size_t)(r.end - r.p) / 6;
+  if ((rc = ens__doc_reserve(doc, nobjs < fit ? nobjs : fit))) goto done;
   path = malloc((ENS_MAX_DEPTH + 1) * sizeof *path);
   if (!path) { rc = ens__error(ENS_ENOMEM, "out of memory"); goto done; }
   size_t depth = 0;
@@ -233,13 +236,7 @@ int ens_snapshot_decode(const void *data, size_t len, ens_doc **out) {
       ens_obj *parent = path[depth - 1];
       if (!ens_pos_valid(pos, plen)) { rc = s_fail(&r, start, "bad position"); goto done; }
       if (depth > ENS_MAX_DEPTH) { rc = s_fail(&r, start, "objects nested too deeply"); goto done; }
-      if (parent->nkids) {
-        const ens_obj *last = parent->kids[parent->nkids - 1];
-        int c = strncmp(last->pos, pos, plen);
-        if (c == 0) c = last->pos[plen] ? 1 : 0;
-        if (c > 0 || (c == 0 && last->id >= id)) { rc = s_fail(&r, start, "children out of order"); goto done; }
-      }
-      obj = ens__obj_create(doc, id, kinds[kind_index], parent, pos, plen);
+      obj = ens__obj_append(doc, id, kinds[kind_index], parent, pos, plen);
       if (!obj) {
         rc = ens__error_prefix(ENS_EDECODE, "snapshot: object %u: ", i);
         goto done;
