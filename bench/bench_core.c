@@ -172,7 +172,7 @@ static void s_w3(void) {
   ens_txn_free(t);
   double enc = 1e9, dec = 1e9;
   size_t len = 0;
-  for (int round = 0; round < 3; round++) {
+  for (int round = 0; round < 10; round++) {
     unsigned char *bytes;
     double t0 = s_now();
     if (ens_snapshot_encode(doc, &bytes, &len)) s_die("W3 encode");
