@@ -63,7 +63,9 @@ const char *ens_doc_kind(const ens_doc *doc);
 uint32_t ens_doc_site(const ens_doc *doc);
 void ens_doc_set_site(ens_doc *doc, uint32_t site);
 
-/* A fresh id of this document's site, never used in it before. */
+/* A fresh id of this document's site, never used in it before, or
+ * ENS_ID_NONE (with ENS_ELIMIT in ens_error_last) once the site has used
+ * all 2^40 counters: a replica then needs a new site. */
 ens_id ens_doc_new_id(ens_doc *doc);
 
 /* Attach a schema checked by every apply; the document borrows it (it must

@@ -33,6 +33,15 @@ static void test_ids_are_site_and_counter(void **state) {
   assert_null(ens_doc_get(doc, a));
   ens_doc_free(doc);
   assert_null(ens_doc_new("test", ENS_SITE_MAX + 1));
+  /* a site that used all its counters gets no id, never 0 or a reused one */
+  doc = ens_doc_new("test", 0);
+  ens_txn *t = ens_txn_new(NULL, NULL);
+  ens_txn_insert(t, ENS_ROOT_ID, "V", ens_id_make(0, (((ens_id)1) << ENS_COUNTER_BITS) - 1), "x");
+  assert_int_equal(ens_doc_apply(doc, t, ENS_ORIGIN_REMOTE, NULL), 0);
+  assert_true(ens_doc_new_id(doc) == ENS_ID_NONE);
+  assert_non_null(strstr(ens_error_last(), "used all its ids"));
+  ens_txn_free(t);
+  ens_doc_free(doc);
 }
 
 static void test_positions_sort_between_neighbours(void **state) {

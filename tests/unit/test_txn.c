@@ -192,6 +192,26 @@ static void test_decode_refuses_hostile_shapes(void **state) {
   }
 }
 
+static void test_failed_apply_restores_a_document_its_schema_refuses(void **state) {
+  (void)state;
+  /* a document loaded before the schema was attached holds a kind the
+   * schema does not know; a failed transaction must still leave it whole */
+  ens_doc *doc = s_chain();
+  ens_schema *schema = ens_schema_new();
+  ens_schema_add_kind(schema, "group", "test group");
+  ens_doc_set_schema(doc, schema);
+  uint64_t before = ens_doc_hash(doc);
+  ens_txn *t = ens_txn_new("delete then fail", NULL);
+  ens_txn_delete(t, ens_id_make(1, 13)); /* a "shape": not in the schema */
+  ens_txn_delete(t, ENS_ROOT_ID);
+  assert_int_equal(ens_doc_apply(doc, t, ENS_ORIGIN_REMOTE, NULL), ENS_EINVAL);
+  assert_non_null(ens_doc_get(doc, ens_id_make(1, 13)));
+  assert_true(ens_doc_hash(doc) == before);
+  ens_txn_free(t);
+  ens_doc_free(doc);
+  ens_schema_free(schema);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_invalid_operations_leave_the_document_untouched),
@@ -199,6 +219,7 @@ int main(void) {
       cmocka_unit_test(test_apply_then_inverse_restores),
       cmocka_unit_test(test_encode_decode_round_trip),
       cmocka_unit_test(test_decode_refuses_hostile_shapes),
+      cmocka_unit_test(test_failed_apply_restores_a_document_its_schema_refuses),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -242,8 +242,14 @@ void ens_doc_set_site(ens_doc *doc, uint32_t site) {
 }
 
 ens_id ens_doc_new_id(ens_doc *doc) {
+  const uint64_t last = (((uint64_t)1) << ENS_COUNTER_BITS) - 1;
   ens_id id;
   do {
+    if (doc->counter >= last) {
+      /* wrapping would hand out id 0 or ids already given away */
+      ens__error(ENS_ELIMIT, "site %u has used all its ids", doc->site);
+      return ENS_ID_NONE;
+    }
     id = ens_id_make(doc->site, ++doc->counter);
   } while (id == ENS_ROOT_ID || ens__doc_lookup(doc, id));
   return id;

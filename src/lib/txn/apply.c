@@ -289,13 +289,18 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
 }
 
 static void s_rollback(ens_doc *doc, ens_txn *inv) {
-  /* inverses of operations that applied; each is valid in the state it
-   * restores, so none fails short of memory exhaustion */
+  /* Inverses of operations that applied; each is valid in the state it
+   * restores. The schema is set aside: it judges new changes, and a
+   * document that came in not conforming to it (a snapshot, a file) must
+   * still get back exactly what it had. */
+  const ens_schema *schema = doc->schema;
+  doc->schema = NULL;
   while (inv->nops) {
     ens__op *op = &inv->ops[--inv->nops];
     s_apply_op(doc, op, inv->local_only, 0, NULL);
     ens__op_release(op);
   }
+  doc->schema = schema;
 }
 
 int ens_doc_apply(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens_txn **inverse) {
