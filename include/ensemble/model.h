@@ -98,6 +98,13 @@ const ens_obj *ens_obj_child(const ens_obj *obj, size_t index); /* in order */
 /* Index of obj among its parent's children. */
 size_t ens_obj_index(const ens_obj *obj);
 
+/* Calls fn on obj and every descendant in pre-order (children in order),
+ * with each one's depth below obj (obj itself: 0). Iterative, so any
+ * nesting is safe. Stops at the first nonzero return of fn and returns it;
+ * fn must not change the document. */
+typedef int (*ens_walk_fn)(const ens_obj *obj, size_t depth, void *user);
+int ens_obj_walk(const ens_obj *obj, ens_walk_fn fn, void *user);
+
 /* Property lookup; returns 0, or ENS_ENOTFOUND with out set to NIL. */
 int ens_obj_get(const ens_obj *obj, const char *key, ens_value *out);
 /* Properties in a stable order; i < ens_obj_prop_count. */

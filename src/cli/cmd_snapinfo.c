@@ -43,43 +43,22 @@ static int s_by_first(const void *a, const void *b) {
   return (x->first > y->first) - (x->first < y->first);
 }
 
-/* Pre-order walk below the root with an explicit stack: a snapshot may be
- * nested as deep as the library allows, deeper than a C stack likes. */
+static int s_visit(const ens_obj *o, size_t depth, void *user) {
+  s_stats *st = user;
+  if (depth == 0) return 0; /* the root is the document, not an object of it */
+  st->items[st->n] = (s_kind){ens_obj_kind(o), st->n, 1};
+  st->n++;
+  st->props += ens_obj_prop_count(o);
+  if (depth > st->depth) st->depth = depth;
+  return 0;
+}
+
+/* Every object below the root, with its kind, then counts per kind. */
 static int s_collect(const ens_doc *doc, s_stats *st) {
-  size_t n = ens_doc_count(doc), cap = 64, top = 0;
+  size_t n = ens_doc_count(doc);
   st->items = malloc((n ? n : 1) * sizeof *st->items);
-  const ens_obj **stack = malloc(cap * sizeof *stack);
-  size_t *next = malloc(cap * sizeof *next);
-  int rc = -1;
-  if (!st->items || !stack || !next) goto done;
-  stack[0] = ens_doc_root(doc);
-  next[0] = 0;
-  top = 1;
-  while (top) {
-    const ens_obj *o = stack[top - 1];
-    if (next[top - 1] >= ens_obj_child_count(o)) {
-      top--;
-      continue;
-    }
-    const ens_obj *kid = ens_obj_child(o, next[top - 1]++);
-    if (st->n < n) {
-      st->items[st->n] = (s_kind){ens_obj_kind(kid), st->n, 1};
-      st->n++;
-    }
-    st->props += ens_obj_prop_count(kid);
-    if (top > st->depth) st->depth = top;
-    if (top == cap) {
-      const ens_obj **s2 = realloc(stack, 2 * cap * sizeof *stack);
-      if (!s2) goto done;
-      stack = s2;
-      size_t *n2 = realloc(next, 2 * cap * sizeof *next);
-      if (!n2) goto done;
-      next = n2;
-      cap *= 2;
-    }
-    stack[top] = kid;
-    next[top++] = 0;
-  }
+  if (!st->items) return -1;
+  if (ens_obj_walk(ens_doc_root(doc), s_visit, st)) return -1;
   /* count per kind: sort by name, fold runs, back to order of appearance */
   qsort(st->items, st->n, sizeof *st->items, s_by_name);
   size_t k = 0;
@@ -89,11 +68,7 @@ static int s_collect(const ens_doc *doc, s_stats *st) {
   }
   st->n = k;
   qsort(st->items, st->n, sizeof *st->items, s_by_first);
-  rc = 0;
-done:
-  free(stack);
-  free(next);
-  return rc;
+  return 0;
 }
 
 int cli_cmd_snapinfo(int argc, char **argv) {

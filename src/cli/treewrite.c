@@ -77,45 +77,21 @@ static int s_object(FILE *out, const ens_obj *o, size_t depth, char *err, size_t
   return 0;
 }
 
-/* Pre-order over the objects below the root, with an explicit stack. */
+typedef struct {
+  FILE *out; /* NULL: only check that everything can be written */
+  char *err;
+  size_t err_size;
+} s_writer;
+
+static int s_visit(const ens_obj *o, size_t depth, void *user) {
+  s_writer *w = user;
+  if (depth == 0) return 0; /* the root is the document itself */
+  return s_object(w->out, o, depth - 1, w->err, w->err_size) ? -1 : 0;
+}
+
 static int s_walk(FILE *out, const ens_doc *doc, char *err, size_t err_size) {
-  size_t cap = 64, top = 1;
-  const ens_obj **stack = malloc(cap * sizeof *stack);
-  size_t *next = malloc(cap * sizeof *next);
-  int rc = -1;
-  if (!stack || !next) {
-    snprintf(err, err_size, "out of memory");
-    goto done;
-  }
-  stack[0] = ens_doc_root(doc);
-  next[0] = 0;
-  while (top) {
-    const ens_obj *o = stack[top - 1];
-    if (next[top - 1] >= ens_obj_child_count(o)) {
-      top--;
-      continue;
-    }
-    const ens_obj *kid = ens_obj_child(o, next[top - 1]++);
-    if (s_object(out, kid, top - 1, err, err_size)) goto done;
-    if (top == cap) {
-      const ens_obj **s2 = realloc(stack, 2 * cap * sizeof *stack);
-      if (s2) stack = s2;
-      size_t *n2 = s2 ? realloc(next, 2 * cap * sizeof *next) : NULL;
-      if (!n2) {
-        snprintf(err, err_size, "out of memory");
-        goto done;
-      }
-      next = n2;
-      cap *= 2;
-    }
-    stack[top] = kid;
-    next[top++] = 0;
-  }
-  rc = 0;
-done:
-  free(stack);
-  free(next);
-  return rc;
+  s_writer w = {out, err, err_size};
+  return ens_obj_walk(ens_doc_root(doc), s_visit, &w) ? -1 : 0;
 }
 
 int cli_tree_write(FILE *out, const ens_doc *doc, char *err, size_t err_size) {

@@ -19,7 +19,8 @@
 enum { DOC_OBJECTS = 1000, TXNS = 10000 };
 
 /* Structure invariants: parent links, sorted children, id map size. */
-static int s_check_obj(const ens_obj *o, void *user) {
+static int s_check_obj(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
   size_t *count = user;
   (*count)++;
   for (uint32_t i = 0; i < o->nkids; i++) {
@@ -32,7 +33,7 @@ static int s_check_obj(const ens_obj *o, void *user) {
 
 static void s_check_invariants(const ens_doc *doc) {
   size_t count = 0;
-  ens__walk(ens_doc_root(doc), s_check_obj, &count);
+  ens_obj_walk(ens_doc_root(doc), s_check_obj, &count);
   assert_int_equal(count, ens_doc_count(doc));
 }
 

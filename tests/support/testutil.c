@@ -21,7 +21,8 @@ typedef struct {
   size_t n;
 } s_collect;
 
-static int s_collect_one(const ens_obj *o, void *user) {
+static int s_collect_one(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
   s_collect *c = user;
   c->ids[c->n++] = ens_obj_id(o);
   return 0;
@@ -29,7 +30,7 @@ static int s_collect_one(const ens_obj *o, void *user) {
 
 ens_id *tu_all_ids(const ens_doc *doc, size_t *count) {
   s_collect c = {malloc(ens_doc_count(doc) * sizeof(ens_id) + 1), 0};
-  ens__walk(ens_doc_root(doc), s_collect_one, &c);
+  ens_obj_walk(ens_doc_root(doc), s_collect_one, &c);
   *count = c.n;
   return c.ids;
 }

@@ -576,13 +576,13 @@ size_t ens__obj_height(const ens_obj *obj) {
   return best;
 }
 
-int ens__walk(const ens_obj *obj, int (*fn)(const ens_obj *o, void *user), void *user) {
+int ens_obj_walk(const ens_obj *obj, ens_walk_fn fn, void *user) {
   /* pre-order with a stack of next-child indexes along the current path;
    * nesting is bounded (ENS_MAX_DEPTH), so the stack is too */
   uint32_t small[64], *next = small;
   size_t cap = 64, top = 0;
   const ens_obj *cur = obj;
-  int rc = fn(cur, user);
+  int rc = fn(cur, 0, user);
   if (rc) return rc;
   next[top++] = 0;
   while (top) {
@@ -594,7 +594,7 @@ int ens__walk(const ens_obj *obj, int (*fn)(const ens_obj *o, void *user), void 
     }
     next[top - 1] = i + 1;
     cur = cur->kids[i];
-    if ((rc = fn(cur, user))) break;
+    if ((rc = fn(cur, top, user))) break;
     if (top == cap) {
       uint32_t *grown = malloc(cap * 2 * sizeof *grown);
       if (!grown) { rc = ens__error(ENS_ENOMEM, "out of memory walking a document"); break; }

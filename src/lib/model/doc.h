@@ -134,9 +134,6 @@ size_t ens__obj_height(const ens_obj *obj);
 /* Compare two sibling places: position, then id. */
 int ens__place_cmp(const char *pos_a, ens_id id_a, const char *pos_b, ens_id id_b);
 
-/* Calls fn on obj and every descendant in pre-order, without recursion;
- * stops early and returns fn's result when it is nonzero. */
-int ens__walk(const ens_obj *obj, int (*fn)(const ens_obj *o, void *user), void *user);
 
 /* Schema checks used by apply (schema may be NULL: everything allowed). */
 int ens__schema_check_place(const ens_schema *schema, const char *kind, const char *parent_kind);

@@ -49,7 +49,8 @@ typedef struct {
   uint64_t sum;
 } s_sum;
 
-static int s_add_object(const ens_obj *o, void *user) {
+static int s_add_object(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
   s_sum *acc = user;
   uint64_t h = ens__mix64(o->id);
   h = ens__hash_combine(h, s_str_hash(o->kind));
@@ -62,7 +63,7 @@ static int s_add_object(const ens_obj *o, void *user) {
 
 uint64_t ens_doc_hash(const ens_doc *doc) {
   s_sum acc = {0};
-  ens__walk(doc->root, s_add_object, &acc);
+  ens_obj_walk(doc->root, s_add_object, &acc);
   return ens__mix64(acc.sum ^ s_str_hash(doc->kind));
 }
 

@@ -66,7 +66,8 @@ static uint32_t s_content_props(const ens_obj *o) {
   return n;
 }
 
-static int s_encode_obj(const ens_obj *o, void *user) {
+static int s_encode_obj(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
   s_enc *e = user;
   if (e->pass == 1) {
     s_names_index(&e->kinds, o->kind);
@@ -116,7 +117,7 @@ int ens_snapshot_encode(const ens_doc *doc, unsigned char **out, size_t *out_len
   e.path = malloc((ENS_MAX_DEPTH + 2) * sizeof *e.path);
   if (!e.path) goto done;
   e.pass = 1;
-  ens__walk(doc->root, s_encode_obj, &e);
+  ens_obj_walk(doc->root, s_encode_obj, &e);
   ens__buf_reserve(&b, doc->ids.count * 24 + 64);
   ens__mp_array(&b, 6);
   ens__mp_str(&b, SNAPSHOT_MAGIC, strlen(SNAPSHOT_MAGIC));
@@ -128,7 +129,7 @@ int ens_snapshot_encode(const ens_doc *doc, unsigned char **out, size_t *out_len
   for (size_t i = 0; i < e.keys.count; i++) ens__mp_str(&b, e.keys.order[i], strlen(e.keys.order[i]));
   ens__mp_array(&b, (uint32_t)doc->ids.count);
   e.pass = 2;
-  if (ens__walk(doc->root, s_encode_obj, &e) || b.oom) goto done;
+  if (ens_obj_walk(doc->root, s_encode_obj, &e) || b.oom) goto done;
   *out = ens__buf_detach(&b, out_len);
   rc = *out ? 0 : ENS_ENOMEM;
 done:

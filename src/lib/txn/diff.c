@@ -87,7 +87,8 @@ static int s_keyed_cmp(const void *x, const void *y) {
   return (p->obj->id > q->obj->id) - (p->obj->id < q->obj->id); /* never equal */
 }
 
-static int s_assign_fresh(const ens_obj *o, void *user) {
+static int s_assign_fresh(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
   s_diff *d = user;
   return s_map_put(&d->b2a, o->id, ens_doc_new_id(d->a));
 }
@@ -135,7 +136,7 @@ static int s_match(s_diff *d, const ens_obj *pa, const ens_obj *pb) {
         }
       free(k);
     }
-    rc = ka ? s_match(d, ka, kb) : ens__walk(kb, s_assign_fresh, d);
+    rc = ka ? s_match(d, ka, kb) : ens_obj_walk(kb, s_assign_fresh, d);
   }
   for (size_t i = 0; i < na; i++) free(as[i].key);
   free(as);

@@ -118,7 +118,8 @@ typedef struct {
   ens_undo_report *report;
 } s_ctx;
 
-static int s_remote_since(const ens_obj *o, void *user) {
+static int s_remote_since(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
   uint64_t stamp = *(const uint64_t *)user;
   return o->rstamp > stamp || o->mstamp > stamp;
 }
@@ -145,7 +146,7 @@ static int s_filter(ens_doc *doc, const ens__op *op, void *user) {
     const ens_obj *o = ens__doc_lookup(doc, op->target);
     if (!o) return ENS_SKIP_GONE;
     uint64_t stamp = c->stamp;
-    if (ens__walk(o, s_remote_since, &stamp)) return ENS_SKIP_NEWER_REMOTE;
+    if (ens_obj_walk(o, s_remote_since, &stamp)) return ENS_SKIP_NEWER_REMOTE;
     return 0;
   }
   case ENS_OP_INSERT:
