@@ -112,8 +112,9 @@ size_t ens_obj_prop_count(const ens_obj *obj);
 int ens_obj_prop_at(const ens_obj *obj, size_t i, const char **key, ens_value *out);
 
 /* A position string that places a new child of parent at index (0 =
- * first, child_count = last), between its would-be neighbours. The caller
- * frees it with ens_free. */
+ * first, child_count = last), between its would-be neighbours. Where the
+ * neighbours tie on position (two collaborators inserted at one place), it
+ * lands after the tied run. The caller frees it with ens_free. */
 int ens_doc_pos_at(const ens_doc *doc, ens_id parent, size_t index, char **out);
 
 /* Fractional positions: a string strictly between a and b (either may be

@@ -113,6 +113,16 @@ static void test_equal_positions_break_ties_by_id(void **state) {
   const ens_obj *root = ens_doc_root(doc);
   assert_true(ens_obj_id(ens_obj_child(root, 0)) == ens_id_make(3, 1));
   assert_true(ens_obj_id(ens_obj_child(root, 1)) == ens_id_make(9, 1));
+  /* between two tied siblings there is no position: a new one goes after
+   * the tied run, and before what follows it */
+  ens_txn_free(t);
+  t = ens_txn_new(NULL, NULL);
+  ens_txn_insert(t, ENS_ROOT_ID, "k", ens_id_make(3, 2), "x");
+  assert_int_equal(ens_doc_apply(doc, t, ENS_ORIGIN_REMOTE, NULL), 0);
+  char *pos = NULL;
+  assert_int_equal(ens_doc_pos_at(doc, ENS_ROOT_ID, 1, &pos), 0);
+  assert_true(strcmp(pos, "V") > 0 && strcmp(pos, "k") < 0);
+  ens_free(pos);
   ens_txn_free(t);
   ens_doc_free(doc);
 }

@@ -655,8 +655,12 @@ int ens_doc_pos_at(const ens_doc *doc, ens_id parent_id, size_t index, char **ou
   if (index > parent->nkids) return ens__error(ENS_EINVAL, "index %zu beyond %u children", index, parent->nkids);
   const char *lo = index ? parent->kids[index - 1]->pos : NULL;
   const char *hi = index < parent->nkids ? parent->kids[index]->pos : NULL;
-  /* equal neighbours (a tie broken by id) leave no room between: go after */
-  if (lo && hi && strcmp(lo, hi) >= 0) hi = NULL;
+  /* equal neighbours (a tie broken by id) leave no room between: go after
+   * the run of ties, before the next distinct position */
+  for (size_t j = index; lo && hi && strcmp(lo, hi) >= 0;) {
+    j++;
+    hi = j < parent->nkids ? parent->kids[j]->pos : NULL;
+  }
   *out = ens_pos_between(lo, hi);
   if (!*out) return ens__error(ENS_ENOMEM, "out of memory making a position");
   return 0;
