@@ -133,7 +133,16 @@ ens_txn *tu_random_txn(tu_rng *r, ens_doc *doc, int max_ops) {
       const ens_obj *o = id ? ens_doc_get(doc, id) : NULL;
       while (o && ens_obj_child_count(o) && tu_below(r, 64))
         o = ens_obj_child(o, tu_below(r, (uint32_t)ens_obj_child_count(o)));
-      if (o) ens_txn_delete(t, ens_obj_id(o));
+      if (o) {
+        ens_txn_delete(t, ens_obj_id(o));
+        /* sometimes an edit of what was just deleted (the object or one of
+         * its descendants) follows: the whole transaction must be refused */
+        if (tu_below(r, 4) == 0) {
+          while (ens_obj_child_count(o) && tu_below(r, 2)) o = ens_obj_child(o, 0);
+          ens_txn_set(t, ens_obj_id(o), "a", ens_int(7));
+          i++;
+        }
+      }
     } else if (dice < 95) {
       ens_id id = tu_pick(r, doc, 0), parent = tu_pick(r, doc, 1);
       if (!id) continue;
