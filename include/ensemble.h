@@ -8,5 +8,6 @@
 #include "ensemble/txn.h"
 #include "ensemble/undo.h"
 #include "ensemble/diff.h"
+#include "ensemble/sfd.h"
 
 #endif

@@ -32,6 +32,8 @@ void cli_print_usage(FILE *out);
 int cli_cmd_demo(int argc, char **argv);
 int cli_cmd_tree2snap(int argc, char **argv);
 int cli_cmd_snapinfo(int argc, char **argv);
+int cli_cmd_info(int argc, char **argv);
+int cli_cmd_cat(int argc, char **argv);
 int cli_cmd_help(int argc, char **argv);
 
 /* --- options ---------------------------------------------------------------

@@ -9,6 +9,8 @@ const cli_command cli_commands[] = {
     {"demo", "two replicas edit a glyph together, with undo, in one process", cli_cmd_demo},
     {"tree2snap", "convert a .tree outline into a snapshot file", cli_cmd_tree2snap},
     {"snapinfo", "describe a snapshot file: objects, kinds, hash", cli_cmd_snapinfo},
+    {"info", "describe a FontForge font: glyphs, layers, size, objects", cli_cmd_info},
+    {"cat", "read a FontForge font and write it back unedited", cli_cmd_cat},
     {"help", "show the commands, or one command's options", cli_cmd_help},
 };
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];

@@ -1,0 +1,396 @@
+/* SFD on disk: a .sfd file or an SFDir directory (font.props and one
+ * .glyph file per glyph), read whole and written atomically: a temporary
+ * file beside the target, flushed, fsync'd and renamed over it. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../util/error.h"
+#include "sfd_int.h"
+
+/* --- files -------------------------------------------------------------------------- */
+
+static int s_read_all(const char *path, char **data, size_t *len) {
+  *data = NULL;
+  *len = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ens__error(ENS_EIO, "cannot open %s: %s", path, strerror(errno));
+  struct stat st;
+  int rc = 0;
+  char *buf = NULL;
+  if (fstat(fd, &st) != 0) {
+    rc = ens__error(ENS_EIO, "cannot stat %s: %s", path, strerror(errno));
+    goto done;
+  }
+  if ((uint64_t)st.st_size > ENS_SFD_MAX_FILE) {
+    rc = ens__error(ENS_ELIMIT, "%s is larger than the limit of %zu bytes", path, (size_t)ENS_SFD_MAX_FILE);
+    goto done;
+  }
+  size_t cap = (size_t)st.st_size + 1, n = 0;
+  buf = malloc(cap + 1);
+  if (!buf) {
+    rc = ens__error(ENS_ENOMEM, "out of memory reading %s", path);
+    goto done;
+  }
+  for (;;) { /* the file may still grow: read to the end, within the limit */
+    if (n == cap) {
+      if (cap > ENS_SFD_MAX_FILE) {
+        rc = ens__error(ENS_ELIMIT, "%s is larger than the limit of %zu bytes", path, (size_t)ENS_SFD_MAX_FILE);
+        goto done;
+      }
+      char *nb = realloc(buf, cap * 2 + 1);
+      if (!nb) {
+        rc = ens__error(ENS_ENOMEM, "out of memory reading %s", path);
+        goto done;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    ssize_t got = read(fd, buf + n, cap - n);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      rc = ens__error(ENS_EIO, "cannot read %s: %s", path, strerror(errno));
+      goto done;
+    }
+    if (got == 0) break;
+    n += (size_t)got;
+  }
+  buf[n] = '\0';
+  *data = buf;
+  *len = n;
+  buf = NULL;
+done:
+  free(buf);
+  close(fd);
+  return rc;
+}
+
+static char *s_join(const char *dir, const char *name) {
+  size_t a = strlen(dir), b = strlen(name);
+  char *p = malloc(a + b + 2);
+  if (!p) return NULL;
+  memcpy(p, dir, a);
+  p[a] = '/';
+  memcpy(p + a + 1, name, b + 1);
+  return p;
+}
+
+int ens__sfd_write_file_atomic(const char *path, const void *data, size_t len) {
+  size_t plen = strlen(path);
+  char *tmp = malloc(plen + 16);
+  if (!tmp) return ens__error(ENS_ENOMEM, "out of memory writing %s", path);
+  snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  int rc = 0;
+  if (fd < 0) {
+    rc = ens__error(ENS_EIO, "cannot create a temporary file beside %s: %s", path, strerror(errno));
+    free(tmp);
+    return rc;
+  }
+  const char *p = data;
+  size_t left = len;
+  while (left) {
+    ssize_t k = write(fd, p, left);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      rc = ens__error(ENS_EIO, "cannot write %s: %s", tmp, strerror(errno));
+      break;
+    }
+    p += k;
+    left -= (size_t)k;
+  }
+  if (!rc && fsync(fd) != 0) rc = ens__error(ENS_EIO, "cannot sync %s: %s", tmp, strerror(errno));
+  if (close(fd) != 0 && !rc) rc = ens__error(ENS_EIO, "cannot close %s: %s", tmp, strerror(errno));
+  /* mkstemp makes 0600; a font is an ordinary file */
+  if (!rc) {
+    mode_t um = umask(0);
+    umask(um);
+    chmod(tmp, 0666 & ~um);
+  }
+  if (!rc && rename(tmp, path) != 0) rc = ens__error(ENS_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+  if (rc) unlink(tmp);
+  else { /* the rename itself is durable once the directory is synced */
+    char *slash = strrchr(tmp, '/');
+    const char *dname = ".";
+    if (slash) {
+      *slash = '\0';
+      dname = slash == tmp ? "/" : tmp;
+    }
+    int dfd = open(dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      fsync(dfd);
+      close(dfd);
+    }
+  }
+  free(tmp);
+  return rc;
+}
+
+/* --- SFDir reading -------------------------------------------------------------------- */
+
+typedef struct {
+  char *name;
+  char *data;
+  size_t len;
+  int64_t gid; /* INT64_MAX when the file has none */
+} s_gfile;
+
+static int s_by_gid(const void *a, const void *b) {
+  const s_gfile *x = a, *y = b;
+  if (x->gid != y->gid) return x->gid < y->gid ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* The glyph number on a file's Encoding: line, so that glyphs come in the
+ * order of the single-file form. */
+static int64_t s_file_gid(const char *p, size_t n) {
+  const char *e = p + n;
+  while (p < e) {
+    ens__sfd_line ln;
+    ens__sfd_line_at(p, e, &ln);
+    if (ln.n > 9 && memcmp(ln.s, "Encoding:", 9) == 0) {
+      const char *q = ln.s + 9, *qe = ln.s + ln.n;
+      int64_t v[3];
+      int k = 0;
+      while (k < 3) {
+        while (q < qe && (*q == ' ' || *q == '\t')) q++;
+        int used = ens__sfd_parse_int(q, qe, &v[k]);
+        if (used <= 0) break;
+        q += used;
+        k++;
+      }
+      return k == 3 && v[2] >= 0 ? v[2] : INT64_MAX;
+    }
+    p = ln.next;
+  }
+  return INT64_MAX;
+}
+
+static int s_ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+static int s_read_dir(const char *path, ens_doc **out) {
+  DIR *d = opendir(path);
+  if (!d) return ens__error(ENS_EIO, "cannot open directory %s: %s", path, strerror(errno));
+  s_gfile *files = NULL;
+  size_t nf = 0, cap = 0;
+  char *props = NULL, *pp = NULL;
+  size_t props_len = 0;
+  ens_doc *doc = NULL;
+  ens__sfd_reader *r = NULL;
+  int rc = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (!s_ends_with(de->d_name, ".glyph") || de->d_name[0] == '.') continue;
+    if (nf == cap) {
+      size_t nc = cap ? cap * 2 : 256;
+      s_gfile *nfp = realloc(files, nc * sizeof *nfp);
+      if (!nfp) {
+        rc = ens__error(ENS_ENOMEM, "out of memory reading %s", path);
+        goto done;
+      }
+      files = nfp;
+      cap = nc;
+    }
+    memset(&files[nf], 0, sizeof files[nf]);
+    if (!(files[nf].name = strdup(de->d_name))) {
+      rc = ens__error(ENS_ENOMEM, "out of memory reading %s", path);
+      goto done;
+    }
+    nf++;
+  }
+  for (size_t i = 0; i < nf; i++) {
+    char *fp = s_join(path, files[i].name);
+    if (!fp) {
+      rc = ens__error(ENS_ENOMEM, "out of memory reading %s", path);
+      goto done;
+    }
+    rc = s_read_all(fp, &files[i].data, &files[i].len);
+    free(fp);
+    if (rc) goto done;
+    files[i].gid = s_file_gid(files[i].data, files[i].len);
+  }
+  qsort(files, nf, sizeof *files, s_by_gid);
+  if (!(pp = s_join(path, "font.props"))) {
+    rc = ens__error(ENS_ENOMEM, "out of memory reading %s", path);
+    goto done;
+  }
+  if ((rc = s_read_all(pp, &props, &props_len))) goto done;
+  if (!(doc = ens_doc_new(ENS_SFD_KIND, 0)) || !(r = ens__sfd_reader_new(doc))) {
+    rc = ENS_ENOMEM;
+    goto done;
+  }
+  if ((rc = ens__sfd_read_props_text(r, props, props_len, nf))) {
+    ens__error_prefix(rc, "font.props: ");
+    goto done;
+  }
+  for (size_t i = 0; i < nf; i++) {
+    if ((rc = ens__sfd_read_glyph_text(r, files[i].data, files[i].len, files[i].name))) goto done;
+    free(files[i].data);
+    files[i].data = NULL;
+  }
+  rc = ens__sfd_reader_finish(r);
+done:
+  if (d) closedir(d);
+  for (size_t i = 0; i < nf; i++) {
+    free(files[i].name);
+    free(files[i].data);
+  }
+  free(files);
+  ens__sfd_reader_free(r);
+  free(props);
+  free(pp);
+  if (rc) ens_doc_free(doc);
+  else *out = doc;
+  return rc;
+}
+
+int ens_sfd_read_path(const char *path, ens_doc **out) {
+  if (!path || !out) return ens__error(ENS_EINVAL, "ens_sfd_read_path needs a path and an output");
+  *out = NULL;
+  struct stat st;
+  if (stat(path, &st) != 0) return ens__error(ENS_EIO, "cannot open %s: %s", path, strerror(errno));
+  if (S_ISDIR(st.st_mode)) return s_read_dir(path, out);
+  char *data;
+  size_t len;
+  int rc = s_read_all(path, &data, &len);
+  if (rc) return rc;
+  rc = ens_sfd_read(data, len, out);
+  free(data);
+  return rc;
+}
+
+/* --- SFDir writing ------------------------------------------------------------------- */
+
+/* FontForge's file name for a glyph: capitals get a '_' before them so
+ * that "A" and "a" differ on case-insensitive file systems. */
+static char *s_glyph_file(const char *name, size_t n) {
+  char *out = malloc(2 * n + 8);
+  if (!out) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)name[i];
+    if (c == '/' || c < ' ') c = '_';
+    if (c >= 'A' && c <= 'Z') out[k++] = '_';
+    out[k++] = (char)c;
+  }
+  if (k == 0 || (k <= 2 && out[0] == '.')) out[k++] = '_';
+  memcpy(out + k, ".glyph", 7);
+  return out;
+}
+
+static int s_safe_file(const char *s, size_t n) {
+  if (n < 7 || n > 255 || s[0] == '.' || memchr(s, '/', n) || memchr(s, '\0', n)) return 0;
+  return memcmp(s + n - 6, ".glyph", 6) == 0;
+}
+
+/* Skip writing a file whose bytes would not change: git sees no touch,
+ * and a save of one edited glyph costs one file. */
+static int s_same_file(const char *path, const unsigned char *data, size_t len) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != len) return 0;
+  char *old;
+  size_t olen;
+  if (s_read_all(path, &old, &olen) != 0) return 0;
+  int same = olen == len && memcmp(old, data, len) == 0;
+  free(old);
+  return same;
+}
+
+static int s_put_file(const char *dir, const char *name, const unsigned char *data, size_t len) {
+  char *fp = s_join(dir, name);
+  if (!fp) return ens__error(ENS_ENOMEM, "out of memory writing %s", dir);
+  int rc = s_same_file(fp, data, len) ? 0 : ens__sfd_write_file_atomic(fp, data, len);
+  free(fp);
+  return rc;
+}
+
+static int s_cmpstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int s_write_dir(const ens_doc *doc, const char *path) {
+  if (mkdir(path, 0777) != 0 && errno != EEXIST) return ens__error(ENS_EIO, "cannot create %s: %s", path, strerror(errno));
+  ens__sfd_wctx *w = ens__sfd_wctx_new(doc);
+  if (!w) return ENS_ENOMEM;
+  ens_buf b = ENS_BUF_INIT;
+  char **names = NULL;
+  size_t nn = 0;
+  DIR *d = NULL;
+  int rc = ens__sfd_write_root_only(w, &b);
+  if (!rc) rc = s_put_file(path, "font.props", b.data ? b.data : (unsigned char *)"", b.len);
+  const ens_obj *root = ens_doc_root(doc);
+  size_t nk = ens_obj_child_count(root);
+  if (!rc && !(names = calloc(nk ? nk : 1, sizeof *names))) rc = ens__error(ENS_ENOMEM, "out of memory");
+  for (size_t i = 0; i < nk && !rc; i++) {
+    const ens_obj *g = ens_obj_child(root, i);
+    if (strcmp(ens_obj_kind(g), ENS_SFD_GLYPH) != 0) continue;
+    ens_value v;
+    char *fname = NULL;
+    if (ens_obj_get(g, "~file", &v) == 0 && v.type == ENS_STR && s_safe_file(v.u.s.ptr, v.u.s.len))
+      fname = strndup(v.u.s.ptr, v.u.s.len);
+    else if (ens_obj_get(g, "name", &v) == 0 && v.type == ENS_STR)
+      fname = s_glyph_file(v.u.s.ptr, v.u.s.len);
+    else
+      fname = s_glyph_file("glyph", 5);
+    if (!fname) {
+      rc = ens__error(ENS_ENOMEM, "out of memory");
+      break;
+    }
+    /* two glyphs may not share a file: number the later one */
+    for (int tries = 2; tries < 1000; tries++) {
+      int taken = 0;
+      for (size_t j = 0; j < nn && !taken; j++) taken = strcmp(names[j], fname) == 0;
+      if (!taken) break;
+      char *alt = malloc(strlen(fname) + 16);
+      if (!alt) break;
+      size_t base = strlen(fname) - 6;
+      snprintf(alt, strlen(fname) + 16, "%.*s_%d.glyph", (int)base, fname, tries);
+      free(fname);
+      fname = alt;
+    }
+    names[nn++] = fname;
+    b.len = 0;
+    if (!(rc = ens__sfd_write_glyph(w, g, &b))) rc = s_put_file(path, fname, b.data ? b.data : (unsigned char *)"", b.len);
+  }
+  if (rc) goto done;
+  /* .glyph files of glyphs no longer in the document go */
+  qsort(names, nn, sizeof *names, s_cmpstr);
+  if ((d = opendir(path)) != NULL) {
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+      if (!s_ends_with(de->d_name, ".glyph") || de->d_name[0] == '.') continue;
+      const char *key = de->d_name;
+      if (bsearch(&key, names, nn, sizeof *names, s_cmpstr)) continue;
+      char *fp = s_join(path, de->d_name);
+      if (fp && unlink(fp) != 0) rc = ens__error(ENS_EIO, "cannot remove %s: %s", fp, strerror(errno));
+      free(fp);
+      if (rc) break;
+    }
+  }
+done:
+  if (d) closedir(d);
+  for (size_t i = 0; i < nn; i++) free(names[i]);
+  free(names);
+  ens__buf_free(&b);
+  ens__sfd_wctx_free(w);
+  return rc;
+}
+
+int ens_sfd_write_path(const ens_doc *doc, const char *path) {
+  if (!doc || !path) return ens__error(ENS_EINVAL, "ens_sfd_write_path needs a document and a path");
+  if (ens_sfd_is_dir(doc)) return s_write_dir(doc, path);
+  unsigned char *data;
+  size_t len;
+  int rc = ens_sfd_write(doc, &data, &len);
+  if (rc) return rc;
+  rc = ens__sfd_write_file_atomic(path, data, len);
+  ens_free(data);
+  return rc;
+}
