@@ -36,7 +36,9 @@ test-asan: $(BUILD_ASAN)/CMakeCache.txt
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
-bench: bootstrap build
+bench:
+	@./scripts/bootstrap --bench
+	$(MAKE) build
 	./bench/run
 
 $(BUILD_FUZZ)/CMakeCache.txt:

@@ -1,0 +1,42 @@
+// Prints Ensemble's SFD load and save beside FontForge's for each corpus
+// font, with ratios, memory, and the issue's targets (load >= 10x, save
+// >= 5x). Input: directory of per-font JSON files written by bench/run.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, basename } from 'node:path';
+
+const dir = process.argv[2];
+if (!dir) {
+  console.error('usage: node bench/report_sfd.mjs DIR');
+  process.exit(2);
+}
+const ours = {}, theirs = {};
+for (const f of readdirSync(dir).sort()) {
+  const data = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+  if (f.startsWith('ens-')) Object.assign(ours, data);
+  else if (f.startsWith('ff-')) Object.assign(theirs, data.fontforge);
+}
+const ms = (s) => (s * 1e3).toFixed(1);
+const mb = (b) => (b / 1e6).toFixed(1);
+const rows = [['font', 'load ms', 'FontForge', 'ratio', 'save ms', 'FontForge', 'ratio', 'MB held', 'peak MB', 'FF peak MB']];
+let worstLoad = Infinity, worstSave = Infinity;
+for (const path of Object.keys(ours)) {
+  const e = ours[path], f = theirs[path];
+  if (!f) continue;
+  const lr = f.load_s / e.load_s, sr = f.save_s / e.save_s;
+  worstLoad = Math.min(worstLoad, lr);
+  worstSave = Math.min(worstSave, sr);
+  rows.push([basename(path), ms(e.load_s), ms(f.load_s), `${lr.toFixed(1)}×`, ms(e.save_s), ms(f.save_s),
+    `${sr.toFixed(1)}×`, mb(e.heap_bytes), mb(e.peak_rss_bytes), mb(f.peak_rss_bytes)]);
+}
+const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+for (const [i, r] of rows.entries()) {
+  console.log(r.map((c, j) => String(c).padEnd(widths[j])).join('  '));
+  if (i === 0) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+}
+console.log('ratio: FontForge time / Ensemble time (best of several runs each, same machine, same run)');
+if (rows.length > 1) {
+  console.log('\ntargets:');
+  console.log(`  ${worstLoad >= 10 ? 'met    ' : 'NOT MET'}  load ≥ 10× FontForge on every font: worst ${worstLoad.toFixed(1)}×`);
+  console.log(`  ${worstSave >= 5 ? 'met    ' : 'NOT MET'}  save ≥ 5× FontForge on every font: worst ${worstSave.toFixed(1)}×`);
+  process.exitCode = worstLoad >= 10 && worstSave >= 5 ? 0 : 1;
+}
