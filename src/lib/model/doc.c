@@ -251,7 +251,9 @@ ens_id ens_doc_new_id(ens_doc *doc) {
       return ENS_ID_NONE;
     }
     id = ens_id_make(doc->site, ++doc->counter);
-  } while (id == ENS_ROOT_ID || ens__doc_lookup(doc, id));
+    /* no lookup needed: creating an object of this site raises counter to
+     * its counter, so nothing of the site lies above it */
+  } while (id == ENS_ROOT_ID);
   return id;
 }
 
