@@ -9,5 +9,6 @@
 #include "ensemble/undo.h"
 #include "ensemble/diff.h"
 #include "ensemble/sfd.h"
+#include "ensemble/glyph.h"
 
 #endif

@@ -1,0 +1,790 @@
+/* `ensemble edit FILE -o OUT`: applies a script of glyph edits to a font,
+ * one transaction per command (text lines or JSON lines), and writes the
+ * result atomically, or nothing at all when a command fails. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define S_MAX_SCRIPT ((size_t)256 << 20)
+#define S_MAX_TOKENS 4096
+#define S_JSON_DEPTH 8
+
+static const cli_option s_options[] = {
+    {"output", 'o', "OUT", "write the edited font to OUT (a directory for an SFDir), atomically"},
+    {"commands", 'c', "FILE", "read the commands from FILE ('-': standard input, the default)"},
+    {0}};
+
+static const cli_spec s_spec = {
+    "edit", "FILE -o OUT [--commands FILE|-]",
+    "Applies glyph edits to a FontForge font, one transaction (one undo step)\n"
+    "per command, and writes the result to OUT. If any command fails, the\n"
+    "error names its line and nothing is written (exit status 1).\n"
+    "\n"
+    "One command per line; blank lines and lines starting with # are skipped.\n"
+    "Contours and points are numbered from 0 in the foreground layer; points\n"
+    "are SFD point lines, so the last point of a closed contour repeats the\n"
+    "first. Numbers may be negative and real where it makes sense; code\n"
+    "points are 65, 0x41, U+0041, or -1 (none).\n"
+    "\n"
+    "  width GLYPH N                     advance width (glyphs using its metrics follow)\n"
+    "  lsb GLYPH N                       left side bearing: shifts outlines, references,\n"
+    "                                    anchors and hints, and the width with them\n"
+    "  move GLYPH C:P[,C:P...] DX DY     move points with their control points\n"
+    "  add-contour GLYPH [open] PT...    a new contour (closed unless 'open'); PT is X,Y\n"
+    "                                    (a line to it) or C1X,C1Y,C2X,C2Y,X,Y (a curve)\n"
+    "  remove-contour GLYPH C\n"
+    "  add-point GLYPH C I X Y           a corner point that becomes point I of contour C\n"
+    "  remove-point GLYPH C I\n"
+    "  reverse GLYPH C                   reverse a contour's direction\n"
+    "  rename GLYPH NEWNAME              references, kerning and lookups follow\n"
+    "  unicode GLYPH U\n"
+    "  add-glyph NAME [U [WIDTH]]        an empty glyph (U -1 and WIDTH 0 by default)\n"
+    "  remove-glyph GLYPH                refused while another glyph references it\n"
+    "\n"
+    "A line starting with { is one JSON object with the same command in \"cmd\":\n"
+    "  {\"cmd\":\"width\",\"glyph\":\"A\",\"value\":600}\n"
+    "  {\"cmd\":\"lsb\",\"glyph\":\"A\",\"value\":40}\n"
+    "  {\"cmd\":\"move\",\"glyph\":\"A\",\"points\":[[0,3],[0,4]],\"dx\":10,\"dy\":-5}\n"
+    "  {\"cmd\":\"add-contour\",\"glyph\":\"A\",\"points\":[[100,0],[200,0],[150,80,160,90,200,100]],\"closed\":true}\n"
+    "  {\"cmd\":\"remove-contour\",\"glyph\":\"A\",\"contour\":1}\n"
+    "  {\"cmd\":\"add-point\",\"glyph\":\"A\",\"contour\":0,\"index\":2,\"x\":150,\"y\":50}\n"
+    "  {\"cmd\":\"remove-point\",\"glyph\":\"A\",\"contour\":0,\"index\":2}\n"
+    "  {\"cmd\":\"reverse\",\"glyph\":\"A\",\"contour\":0}\n"
+    "  {\"cmd\":\"rename\",\"glyph\":\"A\",\"name\":\"Aalt\"}\n"
+    "  {\"cmd\":\"unicode\",\"glyph\":\"A\",\"value\":\"0x41\"}\n"
+    "  {\"cmd\":\"add-glyph\",\"name\":\"foo\",\"unicode\":57344,\"width\":500}\n"
+    "  {\"cmd\":\"remove-glyph\",\"glyph\":\"foo\"}\n"
+    "Glyph names with blanks or a leading # need the JSON form.",
+    s_options, 1, 1};
+
+/* --- commands ---------------------------------------------------------------------------- */
+
+typedef enum {
+  S_WIDTH, S_LSB, S_MOVE, S_ADD_CONTOUR, S_REMOVE_CONTOUR, S_ADD_POINT, S_REMOVE_POINT, S_REVERSE, S_RENAME,
+  S_UNICODE, S_ADD_GLYPH, S_REMOVE_GLYPH, S_NOPS
+} s_op;
+
+static const char *const s_op_names[S_NOPS] = {"width",       "lsb",          "move",    "add-contour",
+                                               "remove-contour", "add-point", "remove-point", "reverse",
+                                               "rename",      "unicode",      "add-glyph", "remove-glyph"};
+
+/* One parsed command; strings and arrays are owned (s_cmd_clear). */
+typedef struct {
+  s_op op;
+  char *glyph, *name;
+  double x, y;          /* value (width, lsb), dx dy, point position */
+  int64_t i, j;         /* contour, index; unicode; width of add-glyph */
+  int has_u;
+  ens_glyph_pt *pts;
+  ens_glyph_node *nodes;
+  size_t n;
+  int closed;
+} s_cmd;
+
+static void s_cmd_clear(s_cmd *c) {
+  free(c->glyph);
+  free(c->name);
+  free(c->pts);
+  free(c->nodes);
+  memset(c, 0, sizeof *c);
+}
+
+/* Builds the command's transaction (the caller owns it). */
+static int s_build(ens_doc *doc, const s_cmd *c, ens_txn **t) {
+  switch (c->op) {
+  case S_WIDTH: return ens_glyph_set_width(doc, c->glyph, (int)c->i, t);
+  case S_LSB: return ens_glyph_set_lsb(doc, c->glyph, c->x, t);
+  case S_MOVE: return ens_glyph_move_points(doc, c->glyph, c->pts, c->n, c->x, c->y, t);
+  case S_ADD_CONTOUR: return ens_glyph_add_contour(doc, c->glyph, c->nodes, c->n, c->closed, t);
+  case S_REMOVE_CONTOUR: return ens_glyph_remove_contour(doc, c->glyph, (size_t)c->i, t);
+  case S_ADD_POINT: return ens_glyph_add_point(doc, c->glyph, (size_t)c->i, (size_t)c->j, c->x, c->y, t);
+  case S_REMOVE_POINT: return ens_glyph_remove_point(doc, c->glyph, (size_t)c->i, (size_t)c->j, t);
+  case S_REVERSE: return ens_glyph_reverse_contour(doc, c->glyph, (size_t)c->i, t);
+  case S_RENAME: return ens_glyph_rename(doc, c->glyph, c->name, t);
+  case S_UNICODE: return ens_glyph_set_unicode(doc, c->glyph, c->i, t);
+  case S_ADD_GLYPH: return ens_glyph_add(doc, c->name, c->has_u ? c->i : -1, (int)c->j, t);
+  case S_REMOVE_GLYPH: return ens_glyph_remove(doc, c->glyph, t);
+  default: break;
+  }
+  return ENS_EINVAL;
+}
+
+/* --- numbers -------------------------------------------------------------------------------- */
+
+/* The whole of s as a finite real. */
+static int s_real(const char *s, size_t n, double *out) {
+  char b[64];
+  if (n == 0 || n >= sizeof b) return -1;
+  memcpy(b, s, n);
+  b[n] = '\0';
+  char *end;
+  errno = 0;
+  double v = strtod(b, &end);
+  if (*end || errno || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+/* The whole of s as an integer within [lo, hi]. */
+static int s_int(const char *s, size_t n, int64_t lo, int64_t hi, int64_t *out) {
+  char b[32];
+  if (n == 0 || n >= sizeof b) return -1;
+  memcpy(b, s, n);
+  b[n] = '\0';
+  char *end;
+  errno = 0;
+  long long v = strtoll(b, &end, 10);
+  if (*end || errno || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+/* A code point: 65, 0x41, U+0041, -1 or "none". */
+static int s_unicode(const char *s, size_t n, int64_t *out) {
+  if ((n == 4 && memcmp(s, "none", 4) == 0) || (n == 2 && memcmp(s, "-1", 2) == 0)) {
+    *out = -1;
+    return 0;
+  }
+  char b[32];
+  if (n == 0 || n >= sizeof b) return -1;
+  memcpy(b, s, n);
+  b[n] = '\0';
+  const char *p = b;
+  int base = 10;
+  if ((p[0] == 'U' || p[0] == 'u') && p[1] == '+') p += 2, base = 16;
+  else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2, base = 16;
+  if (!*p || *p == '-' || *p == '+') return -1;
+  char *end;
+  errno = 0;
+  long long v = strtoll(p, &end, base);
+  if (*end || errno || v < 0 || v > 0x10FFFF) return -1;
+  *out = v;
+  return 0;
+}
+
+/* "C:P[,C:P...]" */
+static int s_point_list(const char *s, size_t n, s_cmd *c, char *err, size_t esz) {
+  size_t count = 1;
+  for (size_t i = 0; i < n; i++) count += s[i] == ',';
+  c->pts = calloc(count, sizeof *c->pts);
+  if (!c->pts) return snprintf(err, esz, "out of memory"), -1;
+  const char *p = s, *e = s + n;
+  c->n = 0;
+  while (p <= e) {
+    const char *comma = memchr(p, ',', (size_t)(e - p));
+    const char *te = comma ? comma : e;
+    const char *colon = memchr(p, ':', (size_t)(te - p));
+    int64_t ci, pi;
+    if (!colon || s_int(p, (size_t)(colon - p), 0, INT32_MAX, &ci) ||
+        s_int(colon + 1, (size_t)(te - colon - 1), 0, INT32_MAX, &pi)) {
+      snprintf(err, esz, "'%.*s' is not a point: write CONTOUR:POINT, e.g. 0:3", (int)(te - p), p);
+      return -1;
+    }
+    c->pts[c->n].contour = (size_t)ci;
+    c->pts[c->n].point = (size_t)pi;
+    c->n++;
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return 0;
+}
+
+/* One node of a new contour from 2 numbers (a line to X,Y) or 6 (a curve
+ * C1X,C1Y,C2X,C2Y,X,Y). */
+static int s_node(const double *v, size_t k, ens_glyph_node *nd) {
+  memset(nd, 0, sizeof *nd);
+  if (k == 2) {
+    nd->x = v[0], nd->y = v[1];
+    return 0;
+  }
+  if (k != 6) return -1;
+  nd->curve = 1;
+  nd->c1x = v[0], nd->c1y = v[1], nd->c2x = v[2], nd->c2y = v[3], nd->x = v[4], nd->y = v[5];
+  return 0;
+}
+
+/* --- the text form ----------------------------------------------------------------------------- */
+
+typedef struct {
+  const char *s;
+  size_t n;
+} s_tok;
+
+static char *s_dup(const char *s, size_t n) {
+  char *d = malloc(n + 1);
+  if (d) {
+    memcpy(d, s, n);
+    d[n] = '\0';
+  }
+  return d;
+}
+
+static int s_arity(s_op op, size_t got, size_t lo, size_t hi, char *err, size_t esz) {
+  if (got >= lo && got <= hi) return 0;
+  snprintf(err, esz, "%s takes %zu%s argument%s, not %zu (see ensemble edit --help)", s_op_names[op], lo,
+           hi == lo ? "" : hi > 100 ? " or more" : " to 3", lo == 1 && hi == 1 ? "" : "s", got);
+  return -1;
+}
+
+#define S_BAD(...) (snprintf(err, esz, __VA_ARGS__), -1)
+
+static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_t esz) {
+  static s_tok tok[S_MAX_TOKENS];
+  size_t nt = 0;
+  const char *p = line, *e = line + len;
+  while (p < e) {
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    if (p >= e || *p == '#') break; /* a comment to the end of the line */
+    const char *t = p;
+    while (p < e && *p != ' ' && *p != '\t') p++;
+    if (nt == S_MAX_TOKENS) return S_BAD("more than %d words on one line", S_MAX_TOKENS);
+    tok[nt].s = t;
+    tok[nt++].n = (size_t)(p - t);
+  }
+  if (!nt) return 1; /* nothing */
+  int op = -1;
+  for (int i = 0; i < S_NOPS; i++)
+    if (strlen(s_op_names[i]) == tok[0].n && memcmp(s_op_names[i], tok[0].s, tok[0].n) == 0) op = i;
+  if (op < 0) return S_BAD("unknown command '%.*s' (see ensemble edit --help)", (int)tok[0].n, tok[0].s);
+  c->op = (s_op)op;
+  size_t na = nt - 1;
+  s_tok *a = tok + 1;
+  int64_t iv;
+  switch (c->op) {
+  case S_WIDTH:
+    if (s_arity(c->op, na, 2, 2, err, esz)) return -1;
+    if (s_int(a[1].s, a[1].n, INT32_MIN, INT32_MAX, &c->i))
+      return S_BAD("width '%.*s' is not a whole number", (int)a[1].n, a[1].s);
+    break;
+  case S_LSB:
+    if (s_arity(c->op, na, 2, 2, err, esz)) return -1;
+    if (s_real(a[1].s, a[1].n, &c->x)) return S_BAD("'%.*s' is not a number", (int)a[1].n, a[1].s);
+    break;
+  case S_MOVE:
+    if (s_arity(c->op, na, 4, 4, err, esz)) return -1;
+    if (s_point_list(a[1].s, a[1].n, c, err, esz)) return -1;
+    if (s_real(a[2].s, a[2].n, &c->x) || s_real(a[3].s, a[3].n, &c->y)) return S_BAD("DX and DY must be numbers");
+    break;
+  case S_ADD_CONTOUR: {
+    size_t first = 1;
+    c->closed = 1;
+    if (na >= 2 && a[1].n == 4 && memcmp(a[1].s, "open", 4) == 0) c->closed = 0, first = 2;
+    if (na < first + 1) return S_BAD("add-contour needs a glyph and at least one point X,Y");
+    c->n = na - first;
+    c->nodes = calloc(c->n, sizeof *c->nodes);
+    if (!c->nodes) return S_BAD("out of memory");
+    for (size_t k = 0; k < c->n; k++) {
+      const s_tok *t = &a[first + k];
+      double v[6];
+      size_t nv = 0;
+      const char *q = t->s, *qe = t->s + t->n;
+      while (q <= qe && nv < 7) {
+        const char *comma = memchr(q, ',', (size_t)(qe - q));
+        const char *ve = comma ? comma : qe;
+        if (nv == 6 || s_real(q, (size_t)(ve - q), &v[nv])) {
+          nv = 7;
+          break;
+        }
+        nv++;
+        if (!comma) break;
+        q = comma + 1;
+      }
+      if (s_node(v, nv, &c->nodes[k]))
+        return S_BAD("'%.*s' is not a point: write X,Y or C1X,C1Y,C2X,C2Y,X,Y", (int)t->n, t->s);
+    }
+    break;
+  }
+  case S_REMOVE_CONTOUR:
+  case S_REVERSE:
+    if (s_arity(c->op, na, 2, 2, err, esz)) return -1;
+    if (s_int(a[1].s, a[1].n, 0, INT32_MAX, &c->i)) return S_BAD("contour '%.*s' is not an index", (int)a[1].n, a[1].s);
+    break;
+  case S_ADD_POINT:
+  case S_REMOVE_POINT:
+    if (s_arity(c->op, na, c->op == S_ADD_POINT ? 5 : 3, c->op == S_ADD_POINT ? 5 : 3, err, esz)) return -1;
+    if (s_int(a[1].s, a[1].n, 0, INT32_MAX, &c->i) || s_int(a[2].s, a[2].n, 0, INT32_MAX, &c->j))
+      return S_BAD("contour and point must be indices (0, 1, ...)");
+    if (c->op == S_ADD_POINT && (s_real(a[3].s, a[3].n, &c->x) || s_real(a[4].s, a[4].n, &c->y)))
+      return S_BAD("X and Y must be numbers");
+    break;
+  case S_RENAME:
+    if (s_arity(c->op, na, 2, 2, err, esz)) return -1;
+    if (!(c->name = s_dup(a[1].s, a[1].n))) return S_BAD("out of memory");
+    break;
+  case S_UNICODE:
+    if (s_arity(c->op, na, 2, 2, err, esz)) return -1;
+    if (s_unicode(a[1].s, a[1].n, &c->i)) return S_BAD("'%.*s' is not a code point", (int)a[1].n, a[1].s);
+    break;
+  case S_ADD_GLYPH:
+    if (na < 1 || na > 3) return S_BAD("add-glyph takes NAME [UNICODE [WIDTH]]");
+    if (!(c->name = s_dup(a[0].s, a[0].n))) return S_BAD("out of memory");
+    c->i = -1;
+    c->has_u = 1;
+    if (na >= 2 && s_unicode(a[1].s, a[1].n, &c->i)) return S_BAD("'%.*s' is not a code point", (int)a[1].n, a[1].s);
+    if (na >= 3 && s_int(a[2].s, a[2].n, INT32_MIN, INT32_MAX, &iv))
+      return S_BAD("width '%.*s' is not a whole number", (int)a[2].n, a[2].s);
+    c->j = na >= 3 ? iv : 0;
+    return 0;
+  case S_REMOVE_GLYPH:
+    if (s_arity(c->op, na, 1, 1, err, esz)) return -1;
+    break;
+  default:
+    break;
+  }
+  if (!(c->glyph = s_dup(a[0].s, a[0].n))) return S_BAD("out of memory");
+  return 0;
+}
+
+/* --- the JSON form: one flat object per line ------------------------------------------------------ */
+
+typedef enum { S_J_NULL, S_J_BOOL, S_J_NUM, S_J_STR, S_J_ARR, S_J_OBJ } s_jtype;
+
+typedef struct s_json {
+  s_jtype type;
+  double num;
+  int b;
+  char *str;           /* S_J_STR (UTF-8, NUL-terminated), or the key of an object member */
+  char *key;
+  struct s_json *kids; /* array items or object members */
+  size_t n;
+} s_json;
+
+static void s_json_free(s_json *j) {
+  if (!j) return;
+  for (size_t i = 0; i < j->n; i++) s_json_free(&j->kids[i]);
+  free(j->kids);
+  free(j->str);
+  free(j->key);
+}
+
+typedef struct {
+  const char *p, *e;
+  const char *why;
+} s_jp;
+
+static void s_ws(s_jp *jp) {
+  while (jp->p < jp->e && (*jp->p == ' ' || *jp->p == '\t' || *jp->p == '\r' || *jp->p == '\n')) jp->p++;
+}
+
+/* Appends code point u as UTF-8. */
+static size_t s_put_utf8(char *o, uint32_t u) {
+  if (u < 0x80) return o[0] = (char)u, 1;
+  if (u < 0x800) return o[0] = (char)(0xC0 | u >> 6), o[1] = (char)(0x80 | (u & 63)), 2;
+  if (u < 0x10000)
+    return o[0] = (char)(0xE0 | u >> 12), o[1] = (char)(0x80 | (u >> 6 & 63)), o[2] = (char)(0x80 | (u & 63)), 3;
+  o[0] = (char)(0xF0 | u >> 18), o[1] = (char)(0x80 | (u >> 12 & 63)), o[2] = (char)(0x80 | (u >> 6 & 63));
+  o[3] = (char)(0x80 | (u & 63));
+  return 4;
+}
+
+static int s_hex4(const char *p, const char *e, uint32_t *u) {
+  if (e - p < 4) return -1;
+  *u = 0;
+  for (int i = 0; i < 4; i++) {
+    char c = p[i];
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
+    if (d < 0) return -1;
+    *u = *u << 4 | (uint32_t)d;
+  }
+  return 0;
+}
+
+static char *s_jstring(s_jp *jp) {
+  if (jp->p >= jp->e || *jp->p != '"') return jp->why = "a string was expected", NULL;
+  jp->p++;
+  /* the decoded text is never longer than the quoted one */
+  char *o = malloc((size_t)(jp->e - jp->p) + 1);
+  size_t n = 0;
+  if (!o) return jp->why = "out of memory", NULL;
+  while (jp->p < jp->e && *jp->p != '"') {
+    unsigned char ch = (unsigned char)*jp->p++;
+    if (ch < 0x20) break;
+    if (ch != '\\') {
+      o[n++] = (char)ch;
+      continue;
+    }
+    if (jp->p >= jp->e) break;
+    char esc = *jp->p++;
+    switch (esc) {
+    case '"': case '\\': case '/': o[n++] = esc; break;
+    case 'b': o[n++] = '\b'; break;
+    case 'f': o[n++] = '\f'; break;
+    case 'n': o[n++] = '\n'; break;
+    case 'r': o[n++] = '\r'; break;
+    case 't': o[n++] = '\t'; break;
+    case 'u': {
+      uint32_t u, lo;
+      if (s_hex4(jp->p, jp->e, &u)) goto bad;
+      jp->p += 4;
+      if (u >= 0xD800 && u < 0xDC00) { /* a surrogate pair */
+        if (jp->e - jp->p < 6 || jp->p[0] != '\\' || jp->p[1] != 'u' || s_hex4(jp->p + 2, jp->e, &lo) || lo < 0xDC00 ||
+            lo > 0xDFFF)
+          goto bad;
+        jp->p += 6;
+        u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+      } else if (u >= 0xDC00 && u < 0xE000) {
+        goto bad;
+      }
+      n += s_put_utf8(o + n, u); /* \uXXXX is 6 bytes, UTF-8 at most 4 */
+      break;
+    }
+    default:
+      goto bad;
+    }
+  }
+  if (jp->p >= jp->e || *jp->p != '"') goto bad;
+  jp->p++;
+  o[n] = '\0';
+  return o;
+bad:
+  free(o);
+  jp->why = "a string is malformed (unterminated, a control character or a bad escape)";
+  return NULL;
+}
+
+static int s_jvalue(s_jp *jp, s_json *out, int depth) {
+  memset(out, 0, sizeof *out);
+  s_ws(jp);
+  if (depth > S_JSON_DEPTH) return jp->why = "nested too deeply", -1;
+  if (jp->p >= jp->e) return jp->why = "the line ends inside the object", -1;
+  char ch = *jp->p;
+  if (ch == '"') {
+    out->type = S_J_STR;
+    return (out->str = s_jstring(jp)) ? 0 : -1;
+  }
+  if (ch == '{' || ch == '[') {
+    int obj = ch == '{';
+    char close = obj ? '}' : ']';
+    out->type = obj ? S_J_OBJ : S_J_ARR;
+    jp->p++;
+    s_ws(jp);
+    if (jp->p < jp->e && *jp->p == close) {
+      jp->p++;
+      return 0;
+    }
+    for (;;) {
+      s_json *nk = realloc(out->kids, (out->n + 1) * sizeof *nk);
+      if (!nk) return jp->why = "out of memory", -1;
+      out->kids = nk;
+      s_json *k = &out->kids[out->n];
+      memset(k, 0, sizeof *k);
+      char *key = NULL;
+      if (obj) {
+        s_ws(jp);
+        if (!(key = s_jstring(jp))) return -1;
+        s_ws(jp);
+        if (jp->p >= jp->e || *jp->p != ':') return free(key), jp->why = "':' expected after a key", -1;
+        jp->p++;
+      }
+      int rc = s_jvalue(jp, k, depth + 1);
+      k->key = key;
+      out->n++;
+      if (rc) return -1;
+      s_ws(jp);
+      if (jp->p < jp->e && *jp->p == ',') {
+        jp->p++;
+        continue;
+      }
+      if (jp->p < jp->e && *jp->p == close) {
+        jp->p++;
+        return 0;
+      }
+      return jp->why = obj ? "',' or '}' expected" : "',' or ']' expected", -1;
+    }
+  }
+  static const struct {
+    const char *w;
+    s_jtype t;
+    int b;
+  } lits[] = {{"true", S_J_BOOL, 1}, {"false", S_J_BOOL, 0}, {"null", S_J_NULL, 0}};
+  for (size_t i = 0; i < 3; i++) {
+    size_t l = strlen(lits[i].w);
+    if ((size_t)(jp->e - jp->p) >= l && memcmp(jp->p, lits[i].w, l) == 0) {
+      jp->p += l;
+      out->type = lits[i].t;
+      out->b = lits[i].b;
+      return 0;
+    }
+  }
+  const char *t = jp->p;
+  while (jp->p < jp->e && strchr("+-0123456789.eE", *jp->p)) jp->p++;
+  if (jp->p == t || s_real(t, (size_t)(jp->p - t), &out->num)) return jp->why = "a value was expected", -1;
+  out->type = S_J_NUM;
+  return 0;
+}
+
+static const s_json *s_jget(const s_json *o, const char *key) {
+  for (size_t i = 0; i < o->n; i++)
+    if (o->kids[i].key && strcmp(o->kids[i].key, key) == 0) return &o->kids[i];
+  return NULL;
+}
+
+static int s_jnum(const s_json *o, const char *key, double *v, char *err, size_t esz) {
+  const s_json *j = s_jget(o, key);
+  if (!j || j->type != S_J_NUM) return S_BAD("\"%s\" must be a number", key);
+  *v = j->num;
+  return 0;
+}
+
+static int s_jint(const s_json *o, const char *key, int64_t lo, int64_t hi, int64_t *v, char *err, size_t esz) {
+  double d;
+  if (s_jnum(o, key, &d, err, esz)) return -1;
+  if (d != floor(d) || d < (double)lo || d > (double)hi)
+    return S_BAD("\"%s\" must be a whole number in %lld..%lld", key, (long long)lo, (long long)hi);
+  *v = (int64_t)d;
+  return 0;
+}
+
+static int s_jstr(const s_json *o, const char *key, const char *alt, char **v, char *err, size_t esz) {
+  const s_json *j = s_jget(o, key);
+  if (!j && alt) j = s_jget(o, alt);
+  if (!j || j->type != S_J_STR) return S_BAD("\"%s\" must be a string", key);
+  if (!(*v = s_dup(j->str, strlen(j->str)))) return S_BAD("out of memory");
+  return 0;
+}
+
+static int s_juni(const s_json *o, const char *key, int64_t *v, char *err, size_t esz) {
+  const s_json *j = s_jget(o, key);
+  if (j && j->type == S_J_STR && s_unicode(j->str, strlen(j->str), v) == 0) return 0;
+  if (j && j->type == S_J_NULL) return *v = -1, 0;
+  if (j && j->type == S_J_NUM && j->num == floor(j->num) && j->num >= -1 && j->num <= 0x10FFFF)
+    return *v = (int64_t)j->num, 0;
+  return S_BAD("\"%s\" must be a code point (65, \"0x41\", \"U+0041\", -1)", key);
+}
+
+/* An array of numbers into v (at most max). */
+static int s_jnums(const s_json *a, double *v, size_t max, size_t *n) {
+  if (a->type != S_J_ARR || a->n > max) return -1;
+  for (size_t i = 0; i < a->n; i++) {
+    if (a->kids[i].type != S_J_NUM) return -1;
+    v[i] = a->kids[i].num;
+  }
+  *n = a->n;
+  return 0;
+}
+
+static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_t esz) {
+  s_jp jp = {line, line + len, NULL};
+  s_json o;
+  int rc = -1;
+  if (s_jvalue(&jp, &o, 0)) {
+    snprintf(err, esz, "bad JSON: %s (at byte %zu)", jp.why, (size_t)(jp.p - line) + 1);
+    s_json_free(&o);
+    return -1;
+  }
+  s_ws(&jp);
+  if (jp.p < jp.e || o.type != S_J_OBJ) {
+    snprintf(err, esz, "bad JSON: one object per line, nothing after it");
+    goto done;
+  }
+  const s_json *cmd = s_jget(&o, "cmd");
+  int op = -1;
+  for (int i = 0; cmd && cmd->type == S_J_STR && i < S_NOPS; i++)
+    if (strcmp(cmd->str, s_op_names[i]) == 0) op = i;
+  if (op < 0) {
+    snprintf(err, esz, "\"cmd\" must name a command (width, lsb, move, add-contour, ...)");
+    goto done;
+  }
+  c->op = (s_op)op;
+  if (c->op != S_ADD_GLYPH && s_jstr(&o, "glyph", NULL, &c->glyph, err, esz)) goto done;
+  switch (c->op) {
+  case S_WIDTH:
+    if (s_jint(&o, "value", INT32_MIN, INT32_MAX, &c->i, err, esz)) goto done;
+    break;
+  case S_LSB:
+    if (s_jnum(&o, "value", &c->x, err, esz)) goto done;
+    break;
+  case S_MOVE: {
+    const s_json *pts = s_jget(&o, "points");
+    if (pts && pts->type == S_J_STR) {
+      if (s_point_list(pts->str, strlen(pts->str), c, err, esz)) goto done;
+    } else if (pts && pts->type == S_J_ARR) {
+      c->pts = calloc(pts->n ? pts->n : 1, sizeof *c->pts);
+      if (!c->pts) goto done;
+      for (size_t i = 0; i < pts->n; i++) {
+        double v[2];
+        size_t n;
+        if (s_jnums(&pts->kids[i], v, 2, &n) || n != 2 || v[0] < 0 || v[1] < 0 || v[0] != floor(v[0]) ||
+            v[1] != floor(v[1]) || v[0] > INT32_MAX || v[1] > INT32_MAX) {
+          snprintf(err, esz, "\"points\" item %zu must be [contour, point]", i);
+          goto done;
+        }
+        c->pts[i].contour = (size_t)v[0];
+        c->pts[i].point = (size_t)v[1];
+      }
+      c->n = pts->n;
+    } else {
+      snprintf(err, esz, "\"points\" must be [[contour, point], ...] or \"C:P,C:P\"");
+      goto done;
+    }
+    if (s_jnum(&o, "dx", &c->x, err, esz) || s_jnum(&o, "dy", &c->y, err, esz)) goto done;
+    break;
+  }
+  case S_ADD_CONTOUR: {
+    const s_json *pts = s_jget(&o, "points"), *cl = s_jget(&o, "closed");
+    c->closed = !cl || (cl->type == S_J_BOOL && cl->b);
+    if (cl && cl->type != S_J_BOOL) {
+      snprintf(err, esz, "\"closed\" must be true or false");
+      goto done;
+    }
+    if (!pts || pts->type != S_J_ARR || !pts->n) {
+      snprintf(err, esz, "\"points\" must be a list of [x, y] or [c1x, c1y, c2x, c2y, x, y]");
+      goto done;
+    }
+    c->nodes = calloc(pts->n, sizeof *c->nodes);
+    if (!c->nodes) goto done;
+    for (size_t i = 0; i < pts->n; i++) {
+      double v[6];
+      size_t n;
+      if (s_jnums(&pts->kids[i], v, 6, &n) || s_node(v, n, &c->nodes[i])) {
+        snprintf(err, esz, "\"points\" item %zu must be [x, y] or [c1x, c1y, c2x, c2y, x, y]", i);
+        goto done;
+      }
+    }
+    c->n = pts->n;
+    break;
+  }
+  case S_REMOVE_CONTOUR:
+  case S_REVERSE:
+    if (s_jint(&o, "contour", 0, INT32_MAX, &c->i, err, esz)) goto done;
+    break;
+  case S_ADD_POINT:
+  case S_REMOVE_POINT:
+    if (s_jint(&o, "contour", 0, INT32_MAX, &c->i, err, esz) || s_jint(&o, "index", 0, INT32_MAX, &c->j, err, esz))
+      goto done;
+    if (c->op == S_ADD_POINT && (s_jnum(&o, "x", &c->x, err, esz) || s_jnum(&o, "y", &c->y, err, esz))) goto done;
+    break;
+  case S_RENAME:
+    if (s_jstr(&o, "name", "to", &c->name, err, esz)) goto done;
+    break;
+  case S_UNICODE:
+    if (s_juni(&o, "value", &c->i, err, esz)) goto done;
+    break;
+  case S_ADD_GLYPH:
+    if (s_jstr(&o, "name", "glyph", &c->name, err, esz)) goto done;
+    c->has_u = 1;
+    c->i = -1;
+    if (s_jget(&o, "unicode") && s_juni(&o, "unicode", &c->i, err, esz)) goto done;
+    if (s_jget(&o, "width") && s_jint(&o, "width", INT32_MIN, INT32_MAX, &c->j, err, esz)) goto done;
+    break;
+  default:
+    break;
+  }
+  rc = 0;
+done:
+  if (rc && !err[0]) snprintf(err, esz, "out of memory");
+  s_json_free(&o);
+  return rc;
+}
+
+/* --- running a script ---------------------------------------------------------------------------------- */
+
+static char *s_read_stdin(size_t *len, char *err, size_t esz) {
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap + 1);
+  if (!buf) return snprintf(err, esz, "out of memory"), NULL;
+  for (;;) {
+    if (n == cap) {
+      if (cap >= S_MAX_SCRIPT) {
+        free(buf);
+        return snprintf(err, esz, "the commands exceed %zu bytes", S_MAX_SCRIPT), NULL;
+      }
+      char *nb = realloc(buf, cap * 2 + 1);
+      if (!nb) {
+        free(buf);
+        return snprintf(err, esz, "out of memory"), NULL;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    size_t got = fread(buf + n, 1, cap - n, stdin);
+    n += got;
+    if (got == 0) break;
+  }
+  if (ferror(stdin)) {
+    free(buf);
+    return snprintf(err, esz, "cannot read standard input: %s", strerror(errno)), NULL;
+  }
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* Applies every command of the script to doc; on failure err holds
+ * "WHERE:LINE: message". */
+static int s_run(ens_doc *doc, const char *where, const char *text, size_t len, size_t *count, char *err, size_t esz) {
+  const char *p = text, *e = text + len;
+  size_t line = 0;
+  *count = 0;
+  while (p < e) {
+    const char *nl = memchr(p, '\n', (size_t)(e - p));
+    const char *le = nl ? nl : e;
+    line++;
+    const char *s = p;
+    while (s < le && (*s == ' ' || *s == '\t')) s++;
+    const char *t = le;
+    while (t > s && (t[-1] == '\r' || t[-1] == ' ' || t[-1] == '\t')) t--;
+    p = nl ? nl + 1 : e;
+    if (s == t || *s == '#') continue;
+    s_cmd c;
+    memset(&c, 0, sizeof c);
+    char why[512] = "";
+    int rc = *s == '{' ? s_parse_json(s, (size_t)(t - s), &c, why, sizeof why)
+                       : s_parse_text(s, (size_t)(t - s), &c, why, sizeof why);
+    if (rc == 1) continue;
+    ens_txn *txn = NULL;
+    if (rc == 0) {
+      int erc = s_build(doc, &c, &txn);
+      if (!erc) erc = ens_doc_apply(doc, txn, ENS_ORIGIN_LOCAL, NULL);
+      if (erc) {
+        snprintf(why, sizeof why, "%s: %s (%s)", s_op_names[c.op], ens_error_last(), ens_error_name(erc));
+        rc = -1;
+      }
+    }
+    ens_txn_free(txn);
+    s_cmd_clear(&c);
+    if (rc) {
+      snprintf(err, esz, "%s:%zu: %s", where, line, why);
+      return -1;
+    }
+    (*count)++;
+  }
+  return 0;
+}
+
+int cli_cmd_edit(int argc, char **argv) {
+  cli_args args;
+  int rc = cli_parse(&s_spec, argc, argv, &args);
+  if (rc != CLI_RUN) return rc;
+  const char *path = args.args[0], *out = cli_opt(&s_spec, &args, "output");
+  const char *cmds = cli_opt(&s_spec, &args, "commands");
+  if (!out) return cli_usage_error(&s_spec, "-o OUT is required: edit never writes over its input by itself");
+  if (!cmds) cmds = "-";
+  char err[1024] = "";
+  char *script = NULL;
+  size_t len = 0;
+  if (strcmp(cmds, "-") == 0) script = s_read_stdin(&len, err, sizeof err);
+  else if (cli_read_file(cmds, S_MAX_SCRIPT, &script, &len, err, sizeof err) != 0) script = NULL;
+  if (!script) return cli_fail(s_spec.name, "%s", err);
+  ens_doc *doc = NULL;
+  size_t count = 0;
+  if (ens_sfd_read_path(path, &doc) != 0) {
+    rc = cli_fail(s_spec.name, "%s: %s", path, ens_error_last());
+  } else if (s_run(doc, strcmp(cmds, "-") == 0 ? "<stdin>" : cmds, script, len, &count, err, sizeof err) != 0) {
+    rc = cli_fail(s_spec.name, "%s (nothing written)", err);
+  } else if (ens_sfd_write_path(doc, out) != 0) {
+    rc = cli_fail(s_spec.name, "%s: %s", out, ens_error_last());
+  } else {
+    rc = CLI_OK;
+  }
+  ens_doc_free(doc);
+  free(script);
+  return rc;
+}
