@@ -36,9 +36,7 @@ test-asan: $(BUILD_ASAN)/CMakeCache.txt
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
-bench:
-	@./scripts/bootstrap --bench
-	$(MAKE) build
+bench: bootstrap build
 	./bench/run
 
 $(BUILD_FUZZ)/CMakeCache.txt:
