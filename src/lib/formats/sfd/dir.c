@@ -218,7 +218,7 @@ static int s_read_dir(const char *path, ens_doc **out) {
     if (rc) goto done;
     files[i].gid = s_file_gid(files[i].data, files[i].len);
   }
-  qsort(files, nf, sizeof *files, s_by_gid);
+  if (nf) qsort(files, nf, sizeof *files, s_by_gid); /* files is NULL when there are none */
   if (!(pp = s_join(path, "font.props"))) {
     rc = ens__error(ENS_ENOMEM, "out of memory reading %s", path);
     goto done;

@@ -400,7 +400,7 @@ static int s_close(ens__sfd_reader *r, uint32_t c, const char *end) {
   if (n->kind == S_LAYER && n->has_index && s_pv_int(r, S_K_INDEX, n->index)) return ENS_ENOMEM;
   if (n->kind == S_GLYPH) {
     if (s_grow((void **)&r->pvs, &r->cappv, r->npv + r->ngp, sizeof(s_pv))) return ENS_ENOMEM;
-    memcpy(r->pvs + r->npv, r->gpend, r->ngp * sizeof(s_pv));
+    if (r->ngp) memcpy(r->pvs + r->npv, r->gpend, r->ngp * sizeof(s_pv)); /* gpend is NULL when empty */
     r->npv += r->ngp;
   }
   n = &r->nodes[c];

@@ -85,7 +85,12 @@ static const s_block s_blocks[] = {
     {"MacKern:", "EndASM"},         {"MMCDV:", "EndMMSubroutine"},    {"MMNDV:", "EndMMSubroutine"},
 };
 
-static int s_tok_is(const char *t, size_t tn, const char *w) { return strncmp(t, w, tn) == 0 && w[tn] == '\0'; }
+/* The token (t, tn) is exactly the word w. Compares lengths first: a NUL
+ * inside the token must not stop the comparison early and send w[tn] past
+ * the end of w. */
+static int s_tok_is(const char *t, size_t tn, const char *w) {
+  return strlen(w) == tn && memcmp(t, w, tn) == 0;
+}
 
 /* Only these letters start a block: most lines are rejected at once. */
 static int s_may_start_block(char c) {

@@ -282,7 +282,7 @@ static int s_vals_equal(const ens__sfd_val *a, int na, const ens_value *b, int n
 
 /* First pass over an own-text segment: which keyed lines it has. */
 static void s_prescan(s_merge *M, const char *t, size_t n, size_t *last_keyed_end) {
-  const char *p = t, *e = t + n;
+  const char *p = t, *e = t ? t + n : t; /* no text: t is NULL, and NULL + 0 is undefined */
   while (p < e) {
     uint32_t nl;
     size_t len = ens__sfd_entry(p, e, &nl);
@@ -317,7 +317,7 @@ static void s_missing(ens__sfd_wctx *w, s_merge *M, const s_props *P, ens_buf *o
  * properties without a line go (SIZE_MAX: nowhere in this segment). */
 static void s_merge_text(ens__sfd_wctx *w, s_merge *M, const s_props *P, const char *t, size_t n, size_t insert_at,
                          ens_buf *out) {
-  const char *p = t, *e = t + n;
+  const char *p = t, *e = t ? t + n : t;
   while (p < e) {
     if ((size_t)(p - t) == insert_at) {
       s_missing(w, M, P, out);
