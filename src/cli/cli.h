@@ -44,7 +44,7 @@ int cli_cmd_help(int argc, char **argv);
 typedef struct {
   const char *name; /* long name without "--" */
   char letter;      /* short form, 0 for none */
-  const char *arg;  /* placeholder of its value ("FILE"), NULL for a flag */
+  const char *arg;  /* the name shown for its value ("FILE"), NULL for a flag */
   const char *help; /* one line */
 } cli_option;
 
