@@ -534,6 +534,33 @@ static void test_point_edit_changes_only_its_line(void **state) {
   ens_doc_free(doc);
 }
 
+/* The writer copies a contour's kept text only while nothing in the
+ * contour changed since reading; a copy made from a snapshot of an edited
+ * font carries that text stale, and must still write the edit. */
+static void test_edit_survives_snapshot_and_text_copy(void **state) {
+  (void)state;
+  ens_doc *doc = s_read(s_font, sizeof s_font - 1), *copy;
+  const ens_obj *contour = s_child(s_child(s_glyph(doc, "A"), "layer", 0), "contour", 0);
+  ens_txn *t = ens_txn_new("Move point", NULL);
+  ens_txn_set(t, ens_obj_id(ens_obj_child(contour, 1)), "y", ens_real(77));
+  s_apply(doc, t);
+  unsigned char *snap;
+  size_t sn, n, cn;
+  assert_int_equal(ens_snapshot_encode(doc, &snap, &sn), 0);
+  assert_int_equal(ens_snapshot_decode(snap, sn, &copy), 0);
+  char *out = s_write(doc, &n), *cout = s_write(copy, &cn);
+  char la[128], lb[128];
+  assert_int_equal(s_diff_lines(s_font, sizeof s_font - 1, out, n, la, lb, sizeof la), 1);
+  assert_non_null(strstr(lb, " 77 "));
+  assert_int_equal(cn, n);
+  assert_memory_equal(cout, out, n);
+  ens_free(out);
+  ens_free(cout);
+  ens_free(snap);
+  ens_doc_free(copy);
+  ens_doc_free(doc);
+}
+
 static void test_deleting_a_point_keeps_the_other_lines(void **state) {
   (void)state;
   ens_doc *doc = s_read(s_font, sizeof s_font - 1);
@@ -906,6 +933,7 @@ int main(void) {
       cmocka_unit_test(test_snapshot_roundtrip_writes_same_bytes),
       cmocka_unit_test(test_width_edit_changes_only_the_width_line),
       cmocka_unit_test(test_point_edit_changes_only_its_line),
+      cmocka_unit_test(test_edit_survives_snapshot_and_text_copy),
       cmocka_unit_test(test_deleting_a_point_keeps_the_other_lines),
       cmocka_unit_test(test_property_removed_and_added),
       cmocka_unit_test(test_new_glyph_is_written_in_fontforge_style),

@@ -378,6 +378,7 @@ static ens_obj *s_create(ens_doc *doc, ens_id id, const char *kind, ens_obj *par
   }
   if (s_idmap_put(&doc->ids, id, obj) != 0) goto fail; /* refuses a used id */
   if (parent) {
+    ens__obj_touch(parent);
     if (append) {
       parent->kids[parent->nkids++] = obj;
       obj->parent = parent;
@@ -422,6 +423,7 @@ static void s_obj_clear(ens_obj *obj) {
 }
 
 void ens__obj_destroy(ens_doc *doc, ens_obj *obj) {
+  ens__obj_touch(obj->parent);
   s_detach(obj);
   /* iterative post-order: children are freed before their parent, and the
    * walk needs no stack because each freed child is unlinked from its parent */
@@ -451,12 +453,34 @@ int ens__obj_move(ens_doc *doc, ens_obj *obj, ens_obj *parent, const char *pos, 
     free(heap);
     return ENS_ENOMEM;
   }
+  ens__obj_touch(obj);
+  ens__obj_touch(parent);
   s_detach(obj);
   if (obj->pos != obj->pos_inline) free(obj->pos);
   obj->pos = heap ? heap : obj->pos_inline;
   memcpy(obj->pos, pos, pos_len);
   obj->pos[pos_len] = '\0';
   return s_attach(parent, obj); /* cannot fail: room was made */
+}
+
+static void s_mark_subtree(ens_obj *obj) {
+  /* recursion stays within ENS_MAX_DEPTH levels */
+  obj->as_read = 1;
+  for (uint32_t i = 0; i < obj->nkids; i++) s_mark_subtree(obj->kids[i]);
+}
+
+void ens__doc_mark_as_read(ens_doc *doc) {
+  if (!ENS_POOLED) {
+    if (doc->root) s_mark_subtree(doc->root);
+    return;
+  }
+  /* every object lives in a pool block: walking the blocks in memory order
+   * is several times faster than walking the tree (objects on the free
+   * list get the mark too, and lose it when handed out again) */
+  for (ens__pool_block *b = doc->pool.blocks; b; b = b->next) {
+    size_t n = b == doc->pool.blocks ? doc->pool.used : ENS_POOL_BLOCK;
+    for (size_t i = 0; i < n; i++) b->objs[i].as_read = 1;
+  }
 }
 
 ens__prop *ens__obj_find_prop(const ens_obj *obj, const char *interned_key) {
@@ -483,6 +507,7 @@ ens_value ens__prop_value(const ens__prop *p) {
 int ens__obj_set_prop(ens_doc *doc, ens_obj *obj, const char *key, const ens_value *v,
                       ens__prop **slot) {
   (void)doc;
+  if (!ens__key_is_local(key)) ens__obj_touch(obj);
   ens__prop *p = ens__obj_find_prop(obj, key);
   char *copy = NULL;
   if (v->type == ENS_STR || v->type == ENS_BYTES) {

@@ -44,6 +44,13 @@ struct ens_obj {
   uint32_t nkids, capkids;
   uint64_t rstamp; /* last remote change to this object or its child list */
   uint64_t mstamp; /* last remote move of this object */
+  /* Set by a format reader once it has built the document: this object and
+   * everything under it are exactly as read, so a writer may copy the text
+   * it kept instead of checking it against the properties. Any change
+   * below clears it up to the root (ens__obj_touch); whatever is created
+   * later, or decoded from a snapshot, starts without it. Invariant: an
+   * object that has it has it on every descendant. */
+  uint8_t as_read;
 };
 
 typedef struct {
@@ -117,6 +124,16 @@ int ens__doc_reserve(ens_doc *doc, size_t n);
 void ens__obj_destroy(ens_doc *doc, ens_obj *obj);
 /* Reparent / reposition (no checks). */
 int ens__obj_move(ens_doc *doc, ens_obj *obj, ens_obj *parent, const char *pos, size_t pos_len);
+
+/* Mark obj and its ancestors as no longer as read (see ens_obj.as_read). */
+static inline void ens__obj_touch(ens_obj *obj) {
+  while (obj && obj->as_read) {
+    obj->as_read = 0;
+    obj = obj->parent;
+  }
+}
+/* Mark every object of the document as read (format readers, when done). */
+void ens__doc_mark_as_read(ens_doc *doc);
 
 ens__prop *ens__obj_find_prop(const ens_obj *obj, const char *interned_key);
 /* Set (or with NIL remove) a property; old value copied into *old when not

@@ -1071,5 +1071,7 @@ int ens__sfd_reader_finish(ens__sfd_reader *r) {
     if (dup || o->kind == r->kinds[S_RAW]) continue;
     if ((rc = s_to_raw(r, o))) return rc;
   }
+  /* from here on the kept texts say what the properties say, until an edit */
+  ens__doc_mark_as_read(doc);
   return 0;
 }

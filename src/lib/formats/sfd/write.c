@@ -544,6 +544,10 @@ static int s_write_contour(ens__sfd_wctx *w, const ens_obj *c, ens_buf *out) {
   const char *t = NULL;
   size_t tn = 0;
   s_text(w, c, S_K_TEXT, &t, &tn);
+  if (c->as_read) { /* nothing in it changed since it was read: its text says it all */
+    if (tn) ens__buf_append(out, t, tn);
+    return 0;
+  }
   const char *e = t + tn;
   s_pline small[64], *pl = small;
   size_t npl = 0, cap = 64;
