@@ -1,6 +1,12 @@
 /* SFD load and save times (ensemble's reader and writer) for the fonts
  * named on the command line: best of N, and the heap the loaded document
- * holds. One JSON object on stdout; bench/peers/fontforge_sfd.py measures
+ * holds. Besides the plain load and save:
+ *  - save_edited: save after one transaction moved every point of the font
+ *    by one unit, so that no point line can be copied as it was read (the
+ *    writer's worst case: every line checked and printed again);
+ *  - floor: read the file, cut it into lines and parse every point line,
+ *    building nothing: what any reader of this format pays at least.
+ * One JSON object on stdout; bench/peers/fontforge_sfd.py measures
  * FontForge on the same files for the side-by-side report. */
 #include <malloc.h>
 #include <stdio.h>
@@ -11,6 +17,7 @@
 #include <unistd.h>
 
 #include "ensemble.h"
+#include "formats/sfd/sfd_int.h"
 
 static double s_now(void) {
   struct timespec ts;
@@ -27,6 +34,52 @@ static long s_maxrss_kb(void) {
 static size_t s_heap(void) {
   struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;
+}
+
+/* Read, cut into lines, parse every point line; returns the point count
+ * or -1. */
+static long s_floor(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *data = malloc((size_t)len + 1);
+  if (!data || fread(data, 1, (size_t)len, f) != (size_t)len) {
+    fclose(f);
+    free(data);
+    return -1;
+  }
+  fclose(f);
+  long points = 0;
+  const char *p = data, *end = data + len, *why;
+  while (p < end) {
+    ens__sfd_line ln;
+    ens__sfd_line_at(p, end, &ln);
+    if (ln.n && ens__sfd_word(ln.s, ln.n) == S_W_NUMBER) {
+      ens__sfd_point pt;
+      if (ens__sfd_parse_point(ln.s, ln.n, &pt, &why) == 0) points++;
+    }
+    p = ln.next;
+  }
+  free(data);
+  return points;
+}
+
+typedef struct {
+  ens_txn *txn;
+  const char *point_kind;
+  size_t n;
+} s_mover;
+
+static int s_move_point(const ens_obj *obj, size_t depth, void *user) {
+  (void)depth;
+  s_mover *m = user;
+  if (strcmp(ens_obj_kind(obj), m->point_kind) != 0) return 0;
+  ens_value x;
+  if (ens_obj_get(obj, "x", &x) != 0 || x.type != ENS_REAL) return 0;
+  m->n++;
+  return ens_txn_set(m->txn, ens_obj_id(obj), "x", ens_real(x.u.r + 1));
 }
 
 int main(int argc, char **argv) {
@@ -50,7 +103,8 @@ int main(int argc, char **argv) {
   printf("{");
   for (; i < argc; i++) {
     const char *path = argv[i];
-    double load = 1e9, save = 1e9;
+    double load = 1e9, save = 1e9, save_edited = 1e9, floor = 1e9;
+    long points = 0;
     size_t heap = 0, objects = 0;
     char out[4096];
     const char *base = strrchr(path, '/');
@@ -73,14 +127,38 @@ int main(int argc, char **argv) {
       double t2 = s_now();
       if (t1 - t0 < load) load = t1 - t0;
       if (t2 - t1 < save) save = t2 - t1;
+      s_mover m = {ens_txn_new("Move every point", NULL), ENS_SFD_POINT, 0};
+      if (!m.txn || ens_obj_walk(ens_doc_root(doc), s_move_point, &m) != 0 ||
+          ens_doc_apply(doc, m.txn, ENS_ORIGIN_LOCAL, NULL) != 0) {
+        fprintf(stderr, "bench_sfd: moving the points of %s: %s\n", path, ens_error_last());
+        return 1;
+      }
+      ens_txn_free(m.txn);
+      double t3 = s_now();
+      if (ens_sfd_write_path(doc, out) != 0) {
+        fprintf(stderr, "bench_sfd: writing %s: %s\n", out, ens_error_last());
+        return 1;
+      }
+      double t4 = s_now();
+      if (t4 - t3 < save_edited) save_edited = t4 - t3;
       ens_doc_free(doc);
+      double t5 = s_now();
+      points = s_floor(path);
+      double t6 = s_now();
+      if (points < 0) {
+        fprintf(stderr, "bench_sfd: %s: cannot read it again\n", path);
+        return 1;
+      }
+      if (t6 - t5 < floor) floor = t6 - t5;
     }
-    fprintf(stderr, "%s: load %.2f ms, save %.2f ms, %zu objects, %.1f MB held\n", path, load * 1e3, save * 1e3,
+    fprintf(stderr, "%s: load %.2f ms, save %.2f ms, save with every point moved %.2f ms, floor %.2f ms (%ld points), "
+            "%zu objects, %.1f MB held\n", path, load * 1e3, save * 1e3, save_edited * 1e3, floor * 1e3, points,
             objects, heap / 1e6);
     /* ru_maxrss only grows: with one font per process it is that font's */
-    printf("%s\"%s\": {\"load_s\": %.5f, \"save_s\": %.5f, \"objects\": %zu, \"heap_bytes\": %zu, "
-           "\"peak_rss_bytes\": %ld}",
-           first ? "" : ", ", path, load, save, objects, heap, (s_maxrss_kb() - base_rss) * 1024);
+    printf("%s\"%s\": {\"load_s\": %.5f, \"save_s\": %.5f, \"save_edited_s\": %.5f, \"floor_s\": %.5f, "
+           "\"points\": %ld, \"objects\": %zu, \"heap_bytes\": %zu, \"peak_rss_bytes\": %ld}",
+           first ? "" : ", ", path, load, save, save_edited, floor, points, objects, heap,
+           (s_maxrss_kb() - base_rss) * 1024);
     first = 0;
   }
   printf("}\n");

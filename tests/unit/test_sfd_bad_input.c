@@ -902,6 +902,112 @@ static void test_binary_junk(void **state) {
   free(buf);
 }
 
+/* --- found by fuzzing: each once broke a round trip or an edit ---------------------------- */
+
+/* Reads text, applies one transaction from make (or none), writes, and
+ * checks the result reads back; returns the written text. */
+typedef void (*s_edit_fn)(ens_doc *doc, ens_txn *t);
+
+static char *s_edit_and_reread(const char *text, s_edit_fn make, size_t *len) {
+  ens_doc *doc = NULL, *back = NULL;
+  assert_int_equal(ens_sfd_read(text, strlen(text), &doc), 0);
+  ens_txn *t = ens_txn_new("edit", NULL);
+  make(doc, t);
+  assert_int_equal(ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, NULL), 0);
+  ens_txn_free(t);
+  unsigned char *out = NULL;
+  assert_int_equal(ens_sfd_write(doc, &out, len), 0);
+  int rc = ens_sfd_read(out, *len, &back);
+  if (rc) fprintf(stderr, "written text does not read: %s\n%.*s", ens_error_last(), (int)*len, out);
+  assert_int_equal(rc, 0);
+  ens_doc_free(back);
+  ens_doc_free(doc);
+  return (char *)out;
+}
+
+static const ens_obj *s_nth_of_kind(const ens_obj *o, const char *kind, size_t *nth) {
+  if (strcmp(ens_obj_kind(o), kind) == 0 && (*nth)-- == 0) return o;
+  for (size_t i = 0; i < ens_obj_child_count(o); i++) {
+    const ens_obj *f = s_nth_of_kind(ens_obj_child(o, i), kind, nth);
+    if (f) return f;
+  }
+  return NULL;
+}
+
+static ens_id s_first(ens_doc *doc, const char *kind) {
+  size_t nth = 0;
+  const ens_obj *o = s_nth_of_kind(ens_doc_root(doc), kind, &nth);
+  assert_non_null(o);
+  return ens_obj_id(o);
+}
+
+static void s_move_first_point(ens_doc *doc, ens_txn *t) {
+  assert_int_equal(ens_txn_set(t, s_first(doc, ENS_SFD_POINT), "x", ens_real(50)), 0);
+}
+
+static void s_delete_first_ref(ens_doc *doc, ens_txn *t) {
+  assert_int_equal(ens_txn_delete(t, s_first(doc, ENS_SFD_REF)), 0);
+}
+
+static void s_widen_first_glyph(ens_doc *doc, ens_txn *t) {
+  assert_int_equal(ens_txn_set(t, s_first(doc, ENS_SFD_GLYPH), "width", ens_int(5)), 0);
+}
+
+static void test_blocks_inside_a_spline_set_survive_a_point_edit(void **state) {
+  (void)state;
+  static const char *texts[] = {
+      "SplineFontDB: 3.2\nBeginChars: 1 1\nStartChar: e\nFore\nSplineSet\n49 3 m 1\nTtInstrs:\n1\nEndTTInstrs\n"
+      " 50 3 l 1\nEndSplineSet\nEndChar\nEndChars\nEndSplineFont\n",
+      "SplineFontDB: 3.2\nBeginChars: 1 1\nStartChar: e\nFore\nSplineSet\n49 3 m 1\nPickledData: \"a\n1 2\n\"\n"
+      " 50 3 l 1\nEndSplineSet\nEndChar\nEndChars\nEndSplineFont\n",
+  };
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+    ens_doc_free(s_kept(texts[i], strlen(texts[i]), "block in a spline set"));
+    size_t n;
+    char *out = s_edit_and_reread(texts[i], s_move_first_point, &n);
+    /* only the moved point's line differs */
+    size_t want_len;
+    char *want = s_subst_in(texts[i], "49 3 m 1", "50 3 m 1", &want_len);
+    assert_int_equal(n, want_len);
+    assert_memory_equal(out, want, n);
+    free(want);
+    ens_free(out);
+  }
+}
+
+static void test_stray_number_line_stays_text_when_its_reference_goes(void **state) {
+  (void)state;
+  const char *text = "SplineFontDB: 3.2\nBeginChars: 2 2\nStartChar: a\nEncoding: 0 0 0\nEndChar\n"
+                     "StartChar: t\nEncoding: 1 1 1\nFore\nRefer: 0 0 N 1 0 0 1 455 7 2\n1\n\nEndChar\n"
+                     "EndChars\nEndSplineFont\n";
+  ens_doc_free(s_kept(text, strlen(text), "stray number line"));
+  size_t n;
+  char *out = s_edit_and_reread(text, s_delete_first_ref, &n);
+  assert_non_null(strstr(out, "Fore\n1\n\nEndChar\n"));
+  ens_free(out);
+}
+
+static void test_negative_gid_is_numbered_alike_on_both_sides(void **state) {
+  (void)state;
+  const char *text = "SplineFontDB: 3.2\nBeginChars: 2 2\nStartChar: a\nEncoding: 0 0 0\nEndChar\n"
+                     "StartChar: b\nEncoding: 1 1 -7\nKerns2: 1 -5 \"k\"\nFore\nRefer: 0 0 N 1 0 0 1 0 0 2\nEndChar\n"
+                     "StartChar: c\nEncoding: 2 2 2\nFore\nRefer: 1 1 N 1 0 0 1 0 0 2\nEndChar\nEndChars\nEndSplineFont\n";
+  ens_doc_free(s_kept(text, strlen(text), "negative gid"));
+  size_t n;
+  char *out = s_edit_and_reread(text, s_widen_first_glyph, &n);
+  assert_non_null(strstr(out, "Kerns2: 1 -5 \"k\"\n"));
+  assert_non_null(strstr(out, "Refer: 1 1 N 1 0 0 1 0 0 2\n"));
+  ens_free(out);
+}
+
+static void test_continued_or_empty_glyph_names(void **state) {
+  (void)state;
+  const char *cont = "SplineFontDB:\nBeginChars:\nStartChar: \\\n\nEndChar\nEndSplineFont";
+  s_refused(cont, strlen(cont), ENS_EDECODE, 3, "StartChar: ending in a backslash");
+  const char *empty = "SplineFontDB:\nBeginChars: 1\nStartChar: \"\"\nEndChar\nEndSplineFont\n";
+  s_refused_or_kept(empty, strlen(empty), 3, "empty quoted name");
+}
+
 static void test_empty_input(void **state) {
   (void)state;
   s_refused("", 0, ENS_EDECODE, 1, "empty");
@@ -946,6 +1052,10 @@ static void test_empty_input(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fixture_reads_and_round_trips),
+      cmocka_unit_test(test_blocks_inside_a_spline_set_survive_a_point_edit),
+      cmocka_unit_test(test_stray_number_line_stays_text_when_its_reference_goes),
+      cmocka_unit_test(test_negative_gid_is_numbered_alike_on_both_sides),
+      cmocka_unit_test(test_continued_or_empty_glyph_names),
       cmocka_unit_test(test_every_prefix_reads_back_or_names_a_line),
       cmocka_unit_test(test_truncated_inside_a_glyph),
       cmocka_unit_test(test_truncated_inside_blocks),

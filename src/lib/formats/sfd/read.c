@@ -496,7 +496,7 @@ static int s_build(ens__sfd_reader *r) {
         const char *src = pv->scratch ? (const char *)r->scratch.data + pv->u.off : pv->u.s;
         char *copy = malloc((size_t)pv->len + 1);
         if (!copy) return s_oom();
-        memcpy(copy, src, pv->len);
+        if (pv->len) memcpy(copy, src, pv->len); /* src may be NULL when empty */
         copy[pv->len] = '\0';
         slot->u.s = copy;
         slot->len = pv->len;
@@ -687,6 +687,8 @@ static int s_glyph(s_cur *c, int whole_file) {
     if (!started) {
       if (w == S_W_BLANK) goto next;
       if (w != S_W_STARTCHAR) return s_err(r, c->line, "StartChar: was expected%s", NULL);
+      /* the writer keeps a glyph's first line only when it is one line */
+      if (nlines != 1) return s_err(r, c->line, "a StartChar: line may not go on to the next line%s", NULL);
       started = 1;
       if ((rc = s_glyph_key(c, &ln, seen))) return rc;
       goto next;
@@ -759,11 +761,18 @@ static int s_glyph(s_cur *c, int whole_file) {
         return s_err(r, c->line, "%s", why);
       r->nodes[layer].has_index = 1;
       r->nodes[layer].index = v[0].v.u.i;
-      /* old files put the points right after Fore, without SplineSet */
-      if (start + len < c->end) {
+      /* old files put the points right after Fore, without SplineSet; only a
+       * line that reads as a contour's first point starts them, so that a
+       * stray number line kept as text stays text when an edit moves it
+       * up to the marker */
+      if (start + len < c->end && w != S_W_LAYER) {
         ens__sfd_line nx;
+        ens__sfd_point pt;
+        const char *pwhy;
         ens__sfd_line_at(start + len, c->end, &nx);
-        if (w != S_W_LAYER && ens__sfd_word(nx.s, nx.n) == S_W_NUMBER) in_set = 1;
+        if (ens__sfd_word(nx.s, nx.n) == S_W_NUMBER && ens__sfd_parse_point(nx.s, nx.n, &pt, &pwhy) == 0 &&
+            pt.seg == 'm')
+          in_set = 1;
       }
       goto next;
     }

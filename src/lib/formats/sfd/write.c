@@ -403,7 +403,7 @@ static int s_number_glyphs(ens__sfd_wctx *w, int dir) {
     }
     if (kind != S_GLYPH) continue;
     const ens__prop *gp = s_prop(w, k, S_K_GID), *ep = s_prop(w, k, S_K_ENCODING);
-    int64_t gid = gp && gp->type == ENS_INT ? gp->u.i : next;
+    int64_t gid = gp && gp->type == ENS_INT && gp->u.i >= 0 ? gp->u.i : next; /* as the reader numbers it */
     if (gid + 1 > next) next = gid + 1;
     if (s_imap_put(&w->num, s_mkey(section, gid), (int64_t)k->id) || s_imap_put(&w->rgid, k->id, gid)) return ENS_ENOMEM;
     if (ep && ep->type == ENS_INT &&
@@ -560,7 +560,9 @@ static int s_write_contour(ens__sfd_wctx *w, const ens_obj *c, ens_buf *out) {
     ens__sfd_line_at(p, e, &ln);
     int word = ens__sfd_word(ln.s, ln.n);
     size_t len = (size_t)(ln.next - p);
-    if (word == S_W_CONTOURTAIL) {
+    if (word != S_W_NUMBER && word != S_W_BLANK && word != S_W_NAMEDP) {
+      /* the reader's cut: a block (Spiro, TtInstrs, a quoted string over
+       * lines) is one entry, whatever its lines start with */
       uint32_t nl;
       len = ens__sfd_entry(p, e, &nl);
       if (!len) len = (size_t)(e - p);
