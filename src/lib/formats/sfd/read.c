@@ -269,6 +269,8 @@ ens__sfd_reader *ens__sfd_reader_new(ens_doc *doc) {
   }
   r->doc = doc;
   r->file = S_NONE;
+  /* scratch strings are addressed as data + offset: data must never be NULL */
+  if (ens__buf_reserve(&r->scratch, 64) || ens__buf_reserve(&r->rscratch, 64)) goto fail;
   for (int k = 0; k < nk; k++) {
     const char *name = ens__sfd_key_name(k);
     if (!(r->atoms[k] = ens__atom(doc, name, strlen(name)))) goto fail;

@@ -126,6 +126,12 @@ ens__sfd_wctx *ens__sfd_wctx_new(const ens_doc *doc) {
     return NULL;
   }
   w->doc = doc;
+  /* scratch strings are addressed as data + offset: data must never be NULL */
+  if (ens__buf_reserve(&w->scratch, 64)) {
+    free(w);
+    ens__error(ENS_ENOMEM, "out of memory writing SFD");
+    return NULL;
+  }
   w->nk = ens__sfd_key_count();
   for (int k = 0; k < w->nk && k < S_MAXK; k++) {
     const char *name = ens__sfd_key_name(k);
@@ -188,9 +194,15 @@ static const ens__prop *s_prop(const ens__sfd_wctx *w, const ens_obj *o, int k) 
   return p && p->type != ENS_NIL ? p : NULL;
 }
 
+/* The text property k of o; 0 when absent, and then *s is "" (never NULL,
+ * so that s + n is defined arithmetic for every caller). */
 static int s_text(const ens__sfd_wctx *w, const ens_obj *o, int k, const char **s, size_t *n) {
   const ens__prop *p = s_prop(w, o, k);
-  if (!p || (p->type != ENS_BYTES && p->type != ENS_STR)) return 0;
+  if (!p || (p->type != ENS_BYTES && p->type != ENS_STR)) {
+    *s = "";
+    *n = 0;
+    return 0;
+  }
   *s = p->u.s;
   *n = p->len;
   return 1;
