@@ -561,6 +561,35 @@ static void test_edit_survives_snapshot_and_text_copy(void **state) {
   ens_doc_free(doc);
 }
 
+/* A glyph nobody edited is copied as read, except its references: in a
+ * file without gids glyphs are numbered by their order, so removing an
+ * earlier glyph renumbers the target of an untouched reference. */
+static void test_untouched_reference_follows_renumbering(void **state) {
+  (void)state;
+  const char *text = "SplineFontDB: 3.2\nBeginChars: 3 3\n"
+                     "StartChar: a\nEncoding: 97 97\nWidth: 500\nEndChar\n"
+                     "StartChar: b\nEncoding: 98 98\nWidth: 500\nFore\nSplineSet\n0 0 m 1\n 10 0 l 1\n 0 0 l 1\n"
+                     "EndSplineSet\nEndChar\n"
+                     "StartChar: c\nEncoding: 99 99\nWidth: 500\nFore\nRefer: 1 98 N 1 0 0 1 0 0 2\nEndChar\n"
+                     "EndChars\nEndSplineFont\n";
+  ens_doc *doc = s_read(text, strlen(text));
+  ens_txn *t = ens_txn_new("Remove a", NULL);
+  assert_int_equal(ens_txn_delete(t, ens_obj_id(s_glyph(doc, "a"))), 0);
+  s_apply(doc, t);
+  size_t n;
+  char *out = s_write(doc, &n);
+  assert_non_null(memmem(out, n, "Refer: 0 98 N", 13));
+  ens_doc *back = s_read(out, n);
+  const ens_obj *ref = s_child(s_child(s_glyph(back, "c"), "layer", 0), "ref", 0);
+  ens_value g;
+  assert_int_equal(ens_obj_get(ref, "glyph", &g), 0);
+  assert_int_equal(g.type, ENS_REF);
+  assert_true(g.u.ref == ens_obj_id(s_glyph(back, "b")));
+  ens_free(out);
+  ens_doc_free(back);
+  ens_doc_free(doc);
+}
+
 static void test_deleting_a_point_keeps_the_other_lines(void **state) {
   (void)state;
   ens_doc *doc = s_read(s_font, sizeof s_font - 1);
@@ -934,6 +963,7 @@ int main(void) {
       cmocka_unit_test(test_width_edit_changes_only_the_width_line),
       cmocka_unit_test(test_point_edit_changes_only_its_line),
       cmocka_unit_test(test_edit_survives_snapshot_and_text_copy),
+      cmocka_unit_test(test_untouched_reference_follows_renumbering),
       cmocka_unit_test(test_deleting_a_point_keeps_the_other_lines),
       cmocka_unit_test(test_property_removed_and_added),
       cmocka_unit_test(test_new_glyph_is_written_in_fontforge_style),

@@ -889,7 +889,23 @@ static int s_write_kerns(ens__sfd_wctx *w, const ens_obj *glyph, uint32_t *i, en
 
 static const ens__sfd_keyspec s_marker_spec[] = {{"Fore", 4, S_V_MARK, S_K_INDEX}};
 
+/* A layer or glyph nothing in which changed since reading: its own texts
+ * and its children's go out as they are; only references and kerning are
+ * still checked, since they name other glyphs by number and those numbers
+ * move when glyphs are added or removed elsewhere. */
+static int s_write_kids_as_read(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out);
+
+static int s_write_as_read(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out) {
+  const char *t;
+  size_t tn;
+  if (s_text(w, o, S_K_HEAD, &t, &tn)) ens__buf_append(out, t, tn);
+  int rc = s_write_kids_as_read(w, o, out);
+  if (!rc && s_text(w, o, S_K_TAIL, &t, &tn)) ens__buf_append(out, t, tn);
+  return rc;
+}
+
 static int s_write_layer(ens__sfd_wctx *w, const ens_obj *l, ens_buf *out) {
+  if (l->as_read) return s_write_as_read(w, l, out);
   const char *h = NULL, *tl = NULL;
   size_t hn = 0, tln = 0;
   s_text(w, l, S_K_HEAD, &h, &hn);
@@ -988,7 +1004,34 @@ static int s_write_layer(ens__sfd_wctx *w, const ens_obj *l, ens_buf *out) {
   return 0;
 }
 
+static int s_write_kids_as_read(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out) {
+  for (uint32_t i = 0; i < o->nkids;) {
+    const ens_obj *k = o->kids[i];
+    int kind = s_kind(w, k), rc = 0;
+    const char *t;
+    size_t tn;
+    switch (kind) {
+    case S_KERN:
+      if ((rc = s_write_kerns(w, o, &i, out))) return rc;
+      continue;
+    case S_REFK: rc = s_write_ref(w, k, out); break;
+    case S_LAYER: rc = s_write_as_read(w, k, out); break;
+    case S_ANCHOR: rc = s_write_anchor(w, k, out); break;
+    case S_CONTOUR:
+    case S_RAW:
+      if (s_text(w, k, S_K_TEXT, &t, &tn)) ens__buf_append(out, t, tn);
+      break;
+    default:
+      rc = ens__error(ENS_EINVAL, "a %s may not hold a %s", o->kind, k->kind);
+    }
+    if (rc) return rc;
+    i++;
+  }
+  return 0;
+}
+
 static int s_write_glyph_obj(ens__sfd_wctx *w, const ens_obj *g, ens_buf *out) {
+  if (g->as_read) return s_write_as_read(w, g, out);
   s_props *P = malloc(sizeof *P);
   s_merge *M = calloc(1, sizeof *M);
   int rc = 0;
