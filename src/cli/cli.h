@@ -35,6 +35,7 @@ int cli_cmd_snapinfo(int argc, char **argv);
 int cli_cmd_info(int argc, char **argv);
 int cli_cmd_cat(int argc, char **argv);
 int cli_cmd_edit(int argc, char **argv);
+int cli_cmd_render(int argc, char **argv);
 int cli_cmd_help(int argc, char **argv);
 
 /* --- options ---------------------------------------------------------------

@@ -1,0 +1,67 @@
+/* `ensemble render FILE.svg -o OUT.png`: a drawing to PNG through librsvg,
+ * at its own size or the size asked for. Nothing outside the file is
+ * loaded (see ensemble/render.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Larger drawings are refused before reading: 256 MiB of text. */
+#define S_MAX_SVG ((size_t)256 << 20)
+
+static const cli_option s_options[] = {
+    {"output", 'o', "OUT.png", "the PNG to write (atomically); required"},
+    {"width", 'w', "PIXELS", "image width; alone, the height follows the drawing's proportions"},
+    {"height", 'h', "PIXELS", "image height; alone, the width follows"},
+    {0}};
+
+static const cli_spec s_spec = {
+    "render", "FILE.svg -o OUT.png [--width N] [--height N]",
+    "Renders an SVG drawing to a PNG image with librsvg. Without a size the\n"
+    "image takes the drawing's own (its width and height, else its viewBox);\n"
+    "the drawing is scaled to fit the size given and centred. External files\n"
+    "and URLs the drawing names are not loaded. Images are limited to 16384\n"
+    "pixels a side and 64 Mpixels.",
+    s_options, 1, 1};
+
+/* A positive pixel count from an option; 0 when absent, -1 when bad. */
+static int s_side(const char *v) {
+  if (!v) return 0;
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (errno || end == v || *end || n <= 0 || n > INT_MAX) return -1;
+  return (int)n;
+}
+
+int cli_cmd_render(int argc, char **argv) {
+  cli_args args;
+  int rc = cli_parse(&s_spec, argc, argv, &args);
+  if (rc != CLI_RUN) return rc;
+  const char *path = args.args[0], *out = cli_opt(&s_spec, &args, "output");
+  if (!out) return cli_usage_error(&s_spec, "give the image to write with -o OUT.png");
+  ens_render_size size = {s_side(cli_opt(&s_spec, &args, "width")), s_side(cli_opt(&s_spec, &args, "height"))};
+  if (size.width < 0 || size.height < 0) return cli_usage_error(&s_spec, "a size is a whole number of pixels above 0");
+  char *data;
+  size_t len;
+  char err[512];
+  if (cli_read_file(path, S_MAX_SVG, &data, &len, err, sizeof err) != 0) return cli_fail(s_spec.name, "%s", err);
+  ens_image img;
+  rc = ens_render_svg(data, len, size, &img);
+  free(data);
+  if (rc) return cli_fail(s_spec.name, "%s: %s", path, ens_error_last());
+  unsigned char *png;
+  size_t png_len;
+  rc = ens_image_png(&img, &png, &png_len);
+  int w = img.width, h = img.height;
+  ens_image_free(&img);
+  if (rc) return cli_fail(s_spec.name, "%s: %s", out, ens_error_last());
+  rc = cli_write_atomic(out, png, png_len, err, sizeof err);
+  ens_free(png);
+  if (rc) return cli_fail(s_spec.name, "%s", err);
+  fprintf(stderr, "%s: %d x %d pixels\n", out, w, h);
+  return CLI_OK;
+}
