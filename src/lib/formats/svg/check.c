@@ -43,6 +43,11 @@ static void s_serror(void *user, xmlErrorPtr e) {
   }
 }
 
+/* libxml2 reports some errors (encoding conversion) through its per-thread
+ * generic handler, which prints to stderr: a library must not, and the
+ * structured handler above already has what the message needs. */
+static void s_quiet(void *ctx, const char *msg, ...) { (void)ctx, (void)msg; }
+
 static void s_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri, int nns,
                     const xmlChar **ns, int nattrs, int ndefaulted, const xmlChar **attrs) {
   (void)ctx, (void)localname, (void)prefix, (void)uri, (void)nns, (void)ns, (void)nattrs, (void)ndefaulted,
@@ -153,7 +158,11 @@ int ens__svg_check(const void *data, size_t len, ens__svg_ents *ents) {
   ctxt->validate = 0;
   ctxt->sax2 = 1;
 
+  xmlGenericErrorFunc saved = xmlGenericError;
+  void *saved_ctx = xmlGenericErrorContext;
+  xmlSetGenericErrorFunc(NULL, s_quiet);
   xmlParseDocument(ctxt);
+  xmlSetGenericErrorFunc(saved_ctx, saved);
   int rc = 0;
   if (st.refused_line) {
     rc = ens__error(ENS_EDECODE, "line %d: %s", st.refused_line, st.refused);
