@@ -10,6 +10,7 @@
 #include "ensemble/diff.h"
 #include "ensemble/sfd.h"
 #include "ensemble/glyph.h"
+#include "ensemble/svg.h"
 #include "ensemble/render.h"
 
 #endif

@@ -90,6 +90,15 @@ int cli_read_file(const char *path, size_t max, char **data, size_t *len, char *
  * the new one and never half of one. -1 with a message in err. */
 int cli_write_atomic(const char *path, const void *data, size_t len, char *err, size_t err_size);
 
+/* The format of a file: a font (SFD file or SFDir) or a drawing (SVG),
+ * by directory, extension, then content. */
+typedef enum { CLI_KIND_SFD, CLI_KIND_SVG } cli_file_kind;
+cli_file_kind cli_kind_of(const char *path);
+
+/* `ensemble info` and `cat` for drawings (cmd_svg.c). */
+int cli_info_svg(const char *cmd, const char *path);
+int cli_cat_svg(const char *cmd, const char *path, const char *out);
+
 /* "site:counter", the way ens_txn_to_json writes ids. buf >= 32 bytes. */
 const char *cli_id_str(ens_id id, char *buf, size_t size);
 

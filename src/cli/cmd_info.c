@@ -1,5 +1,6 @@
 /* `ensemble info FILE`: what a font holds, read through the SFD reader:
- * its kind, glyph count, layers, size on disk and objects by kind. */
+ * its kind, glyph count, layers, size on disk and objects by kind. A
+ * drawing goes to cmd_svg.c. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
@@ -13,11 +14,12 @@
 static const cli_option s_options[] = {{0}};
 
 static const cli_spec s_spec = {
-    "info", "FILE.sfd | DIR.sfdir",
+    "info", "FILE.sfd | DIR.sfdir | FILE.svg",
     "Reads a FontForge font (a .sfd file or an SFDir directory) and describes\n"
     "it: the SFD version and font name, how many glyphs, which layers the\n"
     "glyphs use, its size on disk, the objects Ensemble made of it (by kind)\n"
-    "and how long reading took.",
+    "and how long reading took. An SVG drawing is described the same way:\n"
+    "its root element, encoding, elements, text nodes and objects by kind.",
     s_options, 1, 1};
 
 /* Bytes on disk: the file, or every file of the directory. */
@@ -99,6 +101,7 @@ int cli_cmd_info(int argc, char **argv) {
   int rc = cli_parse(&s_spec, argc, argv, &args);
   if (rc != CLI_RUN) return rc;
   const char *path = args.args[0];
+  if (cli_kind_of(path) == CLI_KIND_SVG) return cli_info_svg(s_spec.name, path);
   ens_doc *doc = NULL;
   s_stats st;
   memset(&st, 0, sizeof st);

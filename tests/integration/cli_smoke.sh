@@ -202,5 +202,23 @@ printf 'layer name="no glyph here"\n' >"$TMP/noglyph.tree"
 run "demo with a sample without a glyph" 1 "$BIN" demo --sample "$TMP/noglyph.tree" &&
   has "demo with a sample without a glyph" err "no glyph"
 
+# --- SVG: info and cat tell a drawing from a font --------------------------------
+cat >"$TMP/d.svg" <<'SVG'
+<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg"  width='10'
+     viewBox="0 0 10 10"><rect id="r" x="1"/><!-- c --></svg>
+SVG
+cp "$TMP/d.svg" "$TMP/drawing.xml"
+if run "info of an SVG" 0 "$BIN" info "$TMP/d.svg"; then
+  has "info of an SVG" out "SVG, "
+  has "info of an SVG" out "root element *svg$"
+  has "info of an SVG" out "rect *1$"
+fi
+run "cat of an SVG" 0 "$BIN" cat "$TMP/d.svg" && cmp -s "$TMP/out" "$TMP/d.svg" || fail "cat of an SVG changed its bytes"
+run "cat of an SVG by content" 0 "$BIN" cat "$TMP/drawing.xml" -o "$TMP/copy.xml" &&
+  { cmp -s "$TMP/copy.xml" "$TMP/d.svg" || fail "cat -o of an SVG changed its bytes"; }
+printf '<svg>\n<g>\n</svg>\n' >"$TMP/bad.svg"
+run "cat of a malformed SVG" 1 "$BIN" cat "$TMP/bad.svg" && has "cat of a malformed SVG" err "bad.svg: line 3: "
+
 echo "cli_smoke: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,223 @@
+/* Every SVG of the shared corpus read and written back with no edits, per
+ * set: how many come back byte-identical, how many only equal as
+ * canonical XML (libxml2's C14N of input and output, comments kept) and
+ * why, and how many neither, which must be none. A file the reader
+ * refuses counts as refused; only the fuzz sets (librsvg's crash and
+ * render-crash) may have such files, and each must give a message. Also
+ * through a snapshot. Passes with a message when the corpus is absent. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include <libxml/c14n.h>
+#include <libxml/parser.h>
+
+#include "ensemble.h"
+#include "testutil.h"
+
+typedef struct {
+  const char *name; /* as reported */
+  const char *dir;  /* under svg/ in the corpus */
+  int fuzz;         /* refusals allowed (each with a message) */
+} s_set;
+
+static const s_set s_sets[] = {
+    {"resvg-tests", "resvg-tests", 0},
+    {"librsvg/svg1.1", "librsvg/rsvg/tests/fixtures/reftests/svg1.1", 0},
+    {"librsvg/adwaita", "librsvg/rsvg/tests/fixtures/reftests/adwaita", 0},
+    {"librsvg/crash", "librsvg/rsvg/tests/fixtures/crash", 1},
+    {"librsvg/render-crash", "librsvg/rsvg/tests/fixtures/render-crash", 1},
+    {"mdi", "mdi", 0},
+    {"large", "large", 0},
+    {"history", "history", 0},
+};
+
+typedef struct {
+  char **v;
+  size_t n, cap;
+} s_list;
+
+static void s_push(s_list *l, const char *s) {
+  if (l->n == l->cap) {
+    l->cap = l->cap ? l->cap * 2 : 256;
+    l->v = realloc(l->v, l->cap * sizeof *l->v);
+  }
+  l->v[l->n++] = strdup(s);
+}
+
+static int s_ends(const char *s, const char *suf) {
+  size_t a = strlen(s), b = strlen(suf);
+  return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+static int s_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Every .svg below dir (the librsvg sets hold nothing else of interest). */
+static void s_walk(const char *dir, s_list *out) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *de;
+  char path[4096];
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    struct stat st;
+    if (stat(path, &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) s_walk(path, out);
+    else if (s_ends(de->d_name, ".svg")) s_push(out, path);
+  }
+  closedir(d);
+}
+
+static char *s_slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *d = malloc((size_t)n + 1);
+  size_t got = d ? fread(d, 1, (size_t)n, f) : 0;
+  fclose(f);
+  if (!d) return NULL;
+  d[got] = '\0';
+  *len = got;
+  return d;
+}
+
+/* Canonical XML of data by libxml2 (no network, entities as references),
+ * or NULL when libxml2 cannot read it. */
+static xmlChar *s_c14n(const char *data, size_t len, int *n) {
+  xmlDocPtr doc = xmlReadMemory(data, (int)len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  if (!doc) return NULL;
+  xmlChar *out = NULL;
+  *n = xmlC14NDocDumpMemory(doc, NULL, XML_C14N_1_0, NULL, 1, &out);
+  xmlFreeDoc(doc);
+  return *n >= 0 ? out : NULL;
+}
+
+enum { R_SAME, R_CANON, R_NEITHER, R_REFUSED };
+
+typedef struct {
+  char reason[160];
+} s_why;
+
+/* Where and how the written bytes first differ, for the report. */
+static void s_explain(const char *a, size_t an, const unsigned char *b, size_t bn, s_why *why) {
+  size_t i = 0;
+  while (i < an && i < bn && (unsigned char)a[i] == b[i]) i++;
+  char ctx[48];
+  size_t k = 0;
+  for (size_t j = i; j < an && k < 20; j++) ctx[k++] = a[j] >= ' ' && a[j] < 127 ? a[j] : '.';
+  ctx[k] = '\0';
+  snprintf(why->reason, sizeof why->reason, "first difference at byte %zu (input \"%s\")", i, ctx);
+}
+
+static int s_roundtrip(const char *path, int *snap_ok, s_why *why) {
+  size_t len;
+  char *orig = s_slurp(path, &len);
+  ens_doc *doc = NULL, *copy = NULL;
+  int res = R_NEITHER;
+  *snap_ok = 0;
+  why->reason[0] = '\0';
+  if (!orig) return R_NEITHER;
+  if (ens_svg_read(orig, len, &doc) != 0) {
+    snprintf(why->reason, sizeof why->reason, "%s", ens_error_last());
+    free(orig);
+    return R_REFUSED;
+  }
+  unsigned char *out = NULL;
+  size_t n = 0;
+  if (ens_svg_write(doc, &out, &n) != 0) {
+    snprintf(why->reason, sizeof why->reason, "write: %s", ens_error_last());
+  } else if (n == len && memcmp(out, orig, len) == 0) {
+    res = R_SAME;
+  } else {
+    int an, bn;
+    xmlChar *ca = s_c14n(orig, len, &an), *cb = s_c14n((const char *)out, n, &bn);
+    if (ca && cb && an == bn && memcmp(ca, cb, (size_t)an) == 0) res = R_CANON;
+    s_explain(orig, len, out, n, why);
+    xmlFree(ca);
+    xmlFree(cb);
+  }
+  unsigned char *snap;
+  size_t sn;
+  if (ens_snapshot_encode(doc, &snap, &sn) == 0) {
+    if (ens_snapshot_decode(snap, sn, &copy) == 0) {
+      unsigned char *o2;
+      size_t n2;
+      if (ens_svg_write(copy, &o2, &n2) == 0) {
+        *snap_ok = n2 == n && out && memcmp(o2, out, n) == 0;
+        ens_free(o2);
+      }
+    }
+    ens_free(snap);
+  }
+  ens_free(out);
+  ens_doc_free(copy);
+  ens_doc_free(doc);
+  free(orig);
+  return res;
+}
+
+static void test_corpus_roundtrip(void **state) {
+  (void)state;
+  const char *corpus = tu_corpus_dir();
+  if (!corpus) {
+    printf("corpus absent (set ENSEMBLE_CORPUS): SVG round trip skipped\n");
+    return;
+  }
+  xmlInitParser();
+  int bad = 0;
+  for (size_t s = 0; s < sizeof s_sets / sizeof s_sets[0]; s++) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/svg/%s", corpus, s_sets[s].dir);
+    s_list files = {0};
+    s_walk(dir, &files);
+    if (!files.n) {
+      printf("svg/%s: absent, skipped\n", s_sets[s].name);
+      continue;
+    }
+    qsort(files.v, files.n, sizeof *files.v, s_cmp);
+    int count[4] = {0}, snaps = 0, shown = 0;
+    clock_t t0 = clock();
+    for (size_t i = 0; i < files.n; i++) {
+      int snap_ok;
+      s_why why;
+      int r = s_roundtrip(files.v[i], &snap_ok, &why);
+      count[r]++;
+      if (r != R_REFUSED && !snap_ok) {
+        fprintf(stderr, "  %s: differs after a snapshot\n", files.v[i]);
+        bad++;
+      }
+      snaps += r != R_REFUSED && snap_ok;
+      const char *base = files.v[i] + strlen(dir) + 1;
+      if (r == R_CANON || r == R_NEITHER) printf("    %s %s: %s\n", r == R_CANON ? "canonical only" : "NEITHER", base, why.reason);
+      if (r == R_REFUSED && (s_sets[s].fuzz ? shown++ < 100 : 1)) printf("    refused %s: %s\n", base, why.reason);
+      if (r == R_REFUSED && (!s_sets[s].fuzz || !why.reason[0])) bad++;
+      free(files.v[i]);
+    }
+    free(files.v);
+    printf("svg/%s: %zu files: %d byte-identical, %d canonical-XML identical only, %d neither, %d refused "
+           "(%d also through a snapshot), %.1f s\n",
+           s_sets[s].name, files.n, count[R_SAME], count[R_CANON], count[R_NEITHER], count[R_REFUSED], snaps,
+           (double)(clock() - t0) / CLOCKS_PER_SEC);
+    bad += count[R_NEITHER];
+  }
+  assert_int_equal(bad, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_corpus_roundtrip),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
