@@ -1000,6 +1000,37 @@ static void test_negative_gid_is_numbered_alike_on_both_sides(void **state) {
   ens_free(out);
 }
 
+static void s_delete_first_glyph(ens_doc *doc, ens_txn *t) {
+  assert_int_equal(ens_txn_delete(t, s_first(doc, ENS_SFD_GLYPH)), 0);
+}
+
+/* A dangling reference kept as text must not come to name a glyph when a
+ * deletion renumbers the glyphs numbered by their order. */
+static void test_dangling_reference_stays_dangling_after_renumbering(void **state) {
+  (void)state;
+  const char *text = "SplineFontDB: 3.2\nBeginChars: 4 4\n"
+                     "StartChar: a\nEncoding: 97 97 808\nEndChar\n"
+                     "StartChar: b\nEncoding: 98 98 45\nEndChar\n"
+                     "StartChar: c\nEncoding: 99 99\nEndChar\n"
+                     "StartChar: d\nEncoding: 100 100 10\nKerns2: 46 -20 \"k\"\nFore\nRefer: 46 99 N 1 0 0 1 0 0 2\n"
+                     "EndChar\nEndChars\nEndSplineFont\n";
+  ens_doc_free(s_kept(text, strlen(text), "dangling reference"));
+  size_t n;
+  char *out = s_edit_and_reread(text, s_delete_first_glyph, &n);
+  assert_null(strstr(out, "Refer: 46"));
+  assert_null(strstr(out, "Kerns2: 46"));
+  ens_doc *back = NULL;
+  assert_int_equal(ens_sfd_read(out, n, &back), 0);
+  size_t refs = 0, kerns = 0;
+  const ens_obj *d = ens_obj_child(ens_doc_root(back), 2);
+  refs = s_count(s_child(d, ENS_SFD_LAYER, 0), ENS_SFD_REF);
+  kerns = s_count(d, ENS_SFD_KERN);
+  assert_int_equal(refs, 0);
+  assert_int_equal(kerns, 0);
+  ens_doc_free(back);
+  ens_free(out);
+}
+
 static void test_continued_or_empty_glyph_names(void **state) {
   (void)state;
   const char *cont = "SplineFontDB:\nBeginChars:\nStartChar: \\\n\nEndChar\nEndSplineFont";
@@ -1056,6 +1087,7 @@ int main(void) {
       cmocka_unit_test(test_stray_number_line_stays_text_when_its_reference_goes),
       cmocka_unit_test(test_negative_gid_is_numbered_alike_on_both_sides),
       cmocka_unit_test(test_continued_or_empty_glyph_names),
+      cmocka_unit_test(test_dangling_reference_stays_dangling_after_renumbering),
       cmocka_unit_test(test_every_prefix_reads_back_or_names_a_line),
       cmocka_unit_test(test_truncated_inside_a_glyph),
       cmocka_unit_test(test_truncated_inside_blocks),

@@ -885,6 +885,36 @@ static int s_write_kerns(ens__sfd_wctx *w, const ens_obj *glyph, uint32_t *i, en
   return 0;
 }
 
+/* A reference or kerning line the reader kept as text because its glyph
+ * number named no glyph. An edit elsewhere can renumber glyphs (in files
+ * where glyphs without a gid are numbered by their order), and then the
+ * same number names a glyph: written as it is, the line would gain a
+ * reference nobody made. Such a line is dropped instead, as FontForge drops
+ * a reference to a missing glyph when it opens a font. */
+static int s_dangling_now_resolves(ens__sfd_wctx *w, const char *t, size_t tn) {
+  ens__sfd_line ln;
+  ens__sfd_line_at(t, t + tn, &ln);
+  int word = ens__sfd_word(ln.s, ln.n);
+  const char *why;
+  if (word == S_W_REFER || word == S_W_REF) {
+    ens__sfd_ref rf;
+    return ens__sfd_parse_ref(ln.s, ln.n, &rf, &why) == 0 && s_target(w, rf.is_ref, rf.target) != ENS_ID_NONE;
+  }
+  if (word != S_W_KERNS2 && word != S_W_VKERNS2) return 0;
+  size_t mark = w->scratch.len;
+  long np = ens__sfd_parse_kerns(ln.s, ln.n, &w->kp, &w->kpcap, &w->scratch, &why);
+  w->scratch.len = mark;
+  if (np <= 0) return 0;
+  for (long i = 0; i < np; i++) /* the reader models the line only when every pair resolves */
+    if (s_target(w, 0, w->kp[i].target) == ENS_ID_NONE) return 0;
+  return 1;
+}
+
+/* Raw text of a layer or glyph, unless it is such a line. */
+static void s_put_raw(ens__sfd_wctx *w, const char *t, size_t tn, ens_buf *out) {
+  if (tn && !s_dangling_now_resolves(w, t, tn)) ens__buf_append(out, t, tn);
+}
+
 /* --- layers and glyphs ------------------------------------------------------------ */
 
 static const ens__sfd_keyspec s_marker_spec[] = {{"Fore", 4, S_V_MARK, S_K_INDEX}};
@@ -994,7 +1024,7 @@ static int s_write_layer(ens__sfd_wctx *w, const ens_obj *l, ens_buf *out) {
     } else if (kind == S_RAW) {
       const char *t;
       size_t tn;
-      if (s_text(w, k, S_K_TEXT, &t, &tn)) ens__buf_append(out, t, tn);
+      if (s_text(w, k, S_K_TEXT, &t, &tn)) s_put_raw(w, t, tn, out);
     } else {
       rc = ens__error(ENS_EINVAL, "a layer may hold contours, references and raw text, not a %s", k->kind);
     }
@@ -1018,8 +1048,10 @@ static int s_write_kids_as_read(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out
     case S_LAYER: rc = s_write_as_read(w, k, out); break;
     case S_ANCHOR: rc = s_write_anchor(w, k, out); break;
     case S_CONTOUR:
-    case S_RAW:
       if (s_text(w, k, S_K_TEXT, &t, &tn)) ens__buf_append(out, t, tn);
+      break;
+    case S_RAW:
+      if (s_text(w, k, S_K_TEXT, &t, &tn)) s_put_raw(w, t, tn, out);
       break;
     default:
       rc = ens__error(ENS_EINVAL, "a %s may not hold a %s", o->kind, k->kind);
@@ -1066,7 +1098,8 @@ static int s_write_glyph_obj(ens__sfd_wctx *w, const ens_obj *g, ens_buf *out) {
     else if (kind == S_RAW) {
       const char *t;
       size_t tn;
-      if (s_text(w, k, S_K_TEXT, &t, &tn)) s_merge_text(w, M, P, t, tn, SIZE_MAX, out);
+      if (s_text(w, k, S_K_TEXT, &t, &tn) && !s_dangling_now_resolves(w, t, tn))
+        s_merge_text(w, M, P, t, tn, SIZE_MAX, out);
     } else {
       rc = ens__error(ENS_EINVAL, "a glyph may hold layers, anchors, kerning and raw text, not a %s", k->kind);
     }
