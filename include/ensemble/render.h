@@ -1,7 +1,9 @@
 /* Rendering drawings to pixels: an SVG through librsvg onto a cairo image,
  * kept in memory (to compare two renderings pixel for pixel) or written as
  * PNG. Rendering never fetches anything: a drawing that names an external
- * file or URL renders without it. */
+ * file or URL renders without it. It runs in a child process with a time
+ * limit: librsvg aborts the process on some drawings (a Rust panic), and
+ * some take minutes; either is an error for the caller, never a crash. */
 #ifndef ENSEMBLE_RENDER_H
 #define ENSEMBLE_RENDER_H
 
@@ -27,14 +29,20 @@ typedef struct {
 
 /* How big to render. Both 0: the drawing's own size (its width and height,
  * else its viewBox, else 256 x 256). One 0: that side follows the other at
- * the drawing's aspect ratio. The drawing is scaled to fit and centred. */
+ * the drawing's aspect ratio. The drawing is scaled to fit and centred.
+ * timeout_ms: how long rendering may take, 0 for ENS_RENDER_TIMEOUT_MS. */
 typedef struct {
   int width, height;
+  int timeout_ms;
 } ens_render_size;
 
+#define ENS_RENDER_TIMEOUT_MS 30000
+
 /* Renders the SVG text (len bytes) onto a transparent image. ENS_EDECODE
- * when librsvg cannot read it, ENS_ELIMIT when the size is beyond the
- * limits above, ENS_EINVAL for a negative size. */
+ * when librsvg cannot read it or crashes on it, ENS_ELIMIT when the size
+ * is beyond the limits above or rendering takes longer than the timeout,
+ * ENS_EINVAL for a negative size, ENS_EIO when no child process can be
+ * made. */
 int ens_render_svg(const void *svg, size_t len, ens_render_size size, ens_image *out);
 
 /* PNG bytes of an image (allocated; free with ens_free). */

@@ -16,6 +16,7 @@ static const cli_option s_options[] = {
     {"output", 'o', "OUT.png", "the PNG to write (atomically); required"},
     {"width", 'w', "PIXELS", "image width; alone, the height follows the drawing's proportions"},
     {"height", 'h', "PIXELS", "image height; alone, the width follows"},
+    {"timeout", 't', "SECONDS", "give up on a drawing that takes longer (default 30)"},
     {0}};
 
 static const cli_spec s_spec = {
@@ -43,8 +44,11 @@ int cli_cmd_render(int argc, char **argv) {
   if (rc != CLI_RUN) return rc;
   const char *path = args.args[0], *out = cli_opt(&s_spec, &args, "output");
   if (!out) return cli_usage_error(&s_spec, "give the image to write with -o OUT.png");
-  ens_render_size size = {s_side(cli_opt(&s_spec, &args, "width")), s_side(cli_opt(&s_spec, &args, "height"))};
+  ens_render_size size = {s_side(cli_opt(&s_spec, &args, "width")), s_side(cli_opt(&s_spec, &args, "height")), 0};
   if (size.width < 0 || size.height < 0) return cli_usage_error(&s_spec, "a size is a whole number of pixels above 0");
+  int secs = s_side(cli_opt(&s_spec, &args, "timeout"));
+  if (secs < 0 || secs > 86400) return cli_usage_error(&s_spec, "a timeout is a whole number of seconds, 1 to 86400");
+  size.timeout_ms = secs * 1000;
   char *data;
   size_t len;
   char err[512];

@@ -1,11 +1,27 @@
 /* SVG to pixels through librsvg and cairo (ensemble/render.h). The handle
  * is made from memory without a base file: librsvg then resolves no
  * relative reference and loads nothing but data: URLs, so rendering an
- * untrusted drawing never reads a file or the network. */
+ * untrusted drawing never reads a file or the network.
+ *
+ * librsvg runs in a child process that sends the pixels back through a
+ * pipe: it aborts its process on some inputs (Rust panics such as
+ * "assertion failed: width > 0 && height > 0" on a resvg test file), and
+ * some drawings take minutes, so the caller gets an error and a bounded
+ * wait instead. The parent never initialises GLib, so each child starts
+ * from a process that holds no GLib state or threads to inherit. */
+#include <errno.h>
+#include <fcntl.h>
 #include <librsvg/rsvg.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../../util/error.h"
 #include "ensemble/render.h"
@@ -47,8 +63,8 @@ static int s_pixels(ens_render_size want, double own_w, double own_h, int *w, in
   return 0;
 }
 
-int ens_render_svg(const void *svg, size_t len, ens_render_size size, ens_image *out) {
-  if (!out || (!svg && len)) return ens__error(ENS_EINVAL, "ens_render_svg needs a drawing and an image");
+/* The rendering itself, in the child. */
+static int s_render_here(const void *svg, size_t len, ens_render_size size, ens_image *out) {
   memset(out, 0, sizeof *out);
   GError *err = NULL;
   GInputStream *in = g_memory_input_stream_new_from_data(svg ? svg : "", (gssize)len, NULL);
@@ -96,6 +112,158 @@ int ens_render_svg(const void *svg, size_t len, ens_render_size size, ens_image 
   out->height = ht;
   out->stride = stride;
   cairo_surface_destroy(surf);
+  return 0;
+}
+
+/* --- the child process ------------------------------------------------------------ */
+
+/* What the child sends first: status 0 and the image's shape, then the
+ * pixels; or an error code and a message. */
+typedef struct {
+  int32_t status;
+  int32_t width, height;
+  uint32_t msg_len;
+  uint64_t stride;
+} s_reply;
+
+static int s_write_all(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n) {
+    ssize_t k = write(fd, c, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return -1;
+    c += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+static void s_child(int fd, const void *svg, size_t len, ens_render_size size) {
+  ens_image img;
+  s_reply rep = {0};
+  int rc = s_render_here(svg, len, size, &img);
+  if (rc) {
+    const char *msg = ens_error_last();
+    rep.status = rc;
+    rep.msg_len = (uint32_t)strlen(msg);
+    if (s_write_all(fd, &rep, sizeof rep) == 0) s_write_all(fd, msg, rep.msg_len);
+    _exit(0);
+  }
+  rep.width = img.width;
+  rep.height = img.height;
+  rep.stride = img.stride;
+  if (s_write_all(fd, &rep, sizeof rep) == 0) s_write_all(fd, img.pixels, img.stride * (size_t)img.height);
+  _exit(0);
+}
+
+/* --- the parent ----------------------------------------------------------------- */
+
+static double s_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Reads n bytes before the deadline: 0, 1 on timeout, -1 on end or error. */
+static int s_read_all(int fd, void *p, size_t n, double deadline) {
+  char *c = p;
+  while (n) {
+    double left = deadline - s_now_ms();
+    if (left <= 0) return 1;
+    struct pollfd pfd = {fd, POLLIN, 0};
+    int r = poll(&pfd, 1, left > 1e6 ? 1000000 : (int)left + 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (r == 0) continue; /* the loop re-checks the deadline */
+    ssize_t k = read(fd, c, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return -1;
+    c += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+/* Waits for the child; its end as an error code (0 when it exited). */
+static int s_reap(pid_t pid, int kill_it) {
+  int st;
+  if (kill_it) kill(pid, SIGKILL);
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return ens__error(ENS_EIO, "lost the rendering process: %s", strerror(errno));
+  if (WIFSIGNALED(st) && !kill_it)
+    return ens__error(ENS_EDECODE, "the renderer crashed on this drawing (librsvg, signal %d)", WTERMSIG(st));
+  return 0;
+}
+
+int ens_render_svg(const void *svg, size_t len, ens_render_size size, ens_image *out) {
+  if (!out || (!svg && len)) return ens__error(ENS_EINVAL, "ens_render_svg needs a drawing and an image");
+  memset(out, 0, sizeof *out);
+  if (size.width < 0 || size.height < 0 || size.timeout_ms < 0)
+    return ens__error(ENS_EINVAL, "a render size or timeout cannot be negative");
+  int timeout = size.timeout_ms ? size.timeout_ms : ENS_RENDER_TIMEOUT_MS;
+  int fds[2];
+  if (pipe(fds) != 0) return ens__error(ENS_EIO, "cannot make a pipe to render: %s", strerror(errno));
+  fflush(NULL); /* nothing buffered is written twice by the child */
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return ens__error(ENS_EIO, "cannot start the rendering process: %s", strerror(errno));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    /* librsvg's panic messages and GLib's warnings would only repeat the
+     * error the parent reports */
+    int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+    s_child(fds[1], svg, len, size);
+  }
+  close(fds[1]);
+  double deadline = s_now_ms() + timeout;
+  s_reply rep;
+  int rc = 0, r = s_read_all(fds[0], &rep, sizeof rep, deadline);
+  if (r == 0 && rep.status != 0) {
+    char msg[1024];
+    size_t n = rep.msg_len < sizeof msg - 1 ? rep.msg_len : sizeof msg - 1;
+    if (s_read_all(fds[0], msg, n, deadline) != 0) n = 0;
+    msg[n] = '\0';
+    rc = rep.status < 0 ? rep.status : ENS_EDECODE;
+    close(fds[0]);
+    int end = s_reap(pid, 0);
+    return end ? end : ens__error(rc, "%s", n ? msg : "the drawing does not render");
+  }
+  if (r == 0) {
+    /* the shape is checked before anything is allocated for it */
+    if (rep.width < 1 || rep.height < 1 || rep.width > ENS_RENDER_MAX_SIDE || rep.height > ENS_RENDER_MAX_SIDE ||
+        rep.stride < (uint64_t)rep.width * 4 || rep.stride > (uint64_t)rep.width * 4 + 64) {
+      close(fds[0]);
+      s_reap(pid, 1);
+      return ens__error(ENS_EIO, "the rendering process sent a malformed image");
+    }
+    size_t bytes = (size_t)rep.stride * (size_t)rep.height;
+    out->pixels = malloc(bytes);
+    if (!out->pixels) {
+      close(fds[0]);
+      s_reap(pid, 1);
+      return ens__error(ENS_ENOMEM, "out of memory for a %d x %d image", rep.width, rep.height);
+    }
+    r = s_read_all(fds[0], out->pixels, bytes, deadline);
+  }
+  close(fds[0]);
+  if (r == 1) {
+    s_reap(pid, 1);
+    ens_image_free(out);
+    return ens__error(ENS_ELIMIT, "rendering took longer than %d ms", timeout);
+  }
+  rc = s_reap(pid, 0);
+  if (!rc && r != 0) rc = ens__error(ENS_EIO, "the rendering process ended without an image");
+  if (rc) {
+    ens_image_free(out);
+    return rc;
+  }
+  out->width = rep.width;
+  out->height = rep.height;
+  out->stride = (size_t)rep.stride;
   return 0;
 }
 

@@ -1,0 +1,170 @@
+/* Rendering SVG through librsvg (ensemble/render.h): pixels where the
+ * drawing puts them, sizes, limits, nothing loaded from outside the
+ * drawing, and a crash or a hang of librsvg turned into an error. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ensemble.h"
+#include "testutil.h"
+
+static const char s_red_square[] =
+    "<svg xmlns='http://www.w3.org/2000/svg' width='40' height='20'>"
+    "<rect x='0' y='0' width='20' height='20' fill='#ff0000'/></svg>";
+
+static uint32_t s_px(const ens_image *img, int x, int y) {
+  return ((const uint32_t *)(img->pixels + (size_t)y * img->stride))[x];
+}
+
+static void test_pixels_where_the_drawing_puts_them(void **state) {
+  (void)state;
+  ens_image img;
+  ens_render_size size = {0, 0, 0};
+  assert_int_equal(ens_render_svg(s_red_square, strlen(s_red_square), size, &img), 0);
+  assert_int_equal(img.width, 40);
+  assert_int_equal(img.height, 20);
+  assert_int_equal(s_px(&img, 5, 5), 0xffff0000u); /* opaque red, ARGB */
+  assert_int_equal(s_px(&img, 30, 5), 0u);         /* transparent */
+  unsigned char *png;
+  size_t n;
+  assert_int_equal(ens_image_png(&img, &png, &n), 0);
+  assert_true(n > 8 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0);
+  ens_free(png);
+  ens_image_free(&img);
+}
+
+static void test_one_side_follows_the_other(void **state) {
+  (void)state;
+  ens_image img;
+  ens_render_size size = {400, 0, 0};
+  assert_int_equal(ens_render_svg(s_red_square, strlen(s_red_square), size, &img), 0);
+  assert_int_equal(img.width, 400);
+  assert_int_equal(img.height, 200);
+  assert_int_equal(s_px(&img, 150, 150), 0xffff0000u);
+  ens_image_free(&img);
+}
+
+static void test_same_drawing_same_pixels_and_diff_counts(void **state) {
+  (void)state;
+  ens_image a, b, c;
+  ens_render_size size = {0, 0, 0};
+  const char *moved = "<svg xmlns='http://www.w3.org/2000/svg' width='40' height='20'>"
+                      "<rect x='1' y='0' width='20' height='20' fill='#ff0000'/></svg>";
+  assert_int_equal(ens_render_svg(s_red_square, strlen(s_red_square), size, &a), 0);
+  assert_int_equal(ens_render_svg(s_red_square, strlen(s_red_square), size, &b), 0);
+  assert_int_equal(ens_render_svg(moved, strlen(moved), size, &c), 0);
+  assert_int_equal(ens_image_diff_count(&a, &b), 0);
+  assert_int_equal(ens_image_diff_count(&a, &c), 40); /* a column of 20 appears, one goes */
+  ens_image_free(&a);
+  ens_image_free(&b);
+  ens_image_free(&c);
+}
+
+static void test_bad_input_and_limits(void **state) {
+  (void)state;
+  ens_image img;
+  ens_render_size size = {0, 0, 0};
+  assert_int_equal(ens_render_svg("<svg", 4, size, &img), ENS_EDECODE);
+  assert_non_null(strstr(ens_error_last(), "does not render"));
+  assert_null(img.pixels);
+  ens_render_size huge = {100000, 10, 0};
+  assert_int_equal(ens_render_svg(s_red_square, strlen(s_red_square), huge, &img), ENS_ELIMIT);
+  ens_render_size neg = {-1, 0, 0};
+  assert_int_equal(ens_render_svg(s_red_square, strlen(s_red_square), neg, &img), ENS_EINVAL);
+  const char *vast = "<svg xmlns='http://www.w3.org/2000/svg' width='1e30' height='10'/>";
+  assert_int_equal(ens_render_svg(vast, strlen(vast), size, &img), ENS_ELIMIT);
+}
+
+/* An image the drawing names by file is not loaded: the area stays clear. */
+static void test_nothing_loaded_from_outside(void **state) {
+  (void)state;
+  char png_path[] = "/tmp/ens-render-XXXXXX";
+  int fd = mkstemp(png_path);
+  assert_true(fd >= 0);
+  ens_image red;
+  ens_render_size size = {0, 0, 0};
+  assert_int_equal(ens_render_svg(s_red_square, strlen(s_red_square), size, &red), 0);
+  unsigned char *png;
+  size_t n;
+  assert_int_equal(ens_image_png(&red, &png, &n), 0);
+  assert_int_equal(write(fd, png, n), (ssize_t)n);
+  close(fd);
+  ens_free(png);
+  ens_image_free(&red);
+  char svg[1024];
+  for (int form = 0; form < 2; form++) {
+    snprintf(svg, sizeof svg,
+             "<svg xmlns='http://www.w3.org/2000/svg' xmlns:xlink='http://www.w3.org/1999/xlink' width='40' "
+             "height='20'><image x='0' y='0' width='40' height='20' xlink:href='%s%s'/></svg>",
+             form ? "file://" : "", png_path);
+    ens_image img;
+    assert_int_equal(ens_render_svg(svg, strlen(svg), size, &img), 0);
+    assert_int_equal(s_px(&img, 5, 5), 0u);
+    ens_image_free(&img);
+  }
+  unlink(png_path);
+}
+
+/* A drawing that takes far longer than its time limit. */
+static void test_slow_drawing_is_stopped(void **state) {
+  (void)state;
+  const char *slow = "<svg xmlns='http://www.w3.org/2000/svg' width='4000' height='4000'>"
+                     "<filter id='t'><feTurbulence baseFrequency='0.9' numOctaves='1000000'/></filter>"
+                     "<rect width='4000' height='4000' filter='url(#t)'/></svg>";
+  ens_image img;
+  ens_render_size size = {0, 0, 300};
+  assert_int_equal(ens_render_svg(slow, strlen(slow), size, &img), ENS_ELIMIT);
+  assert_non_null(strstr(ens_error_last(), "longer than 300 ms"));
+  assert_null(img.pixels);
+}
+
+/* librsvg aborts its process on these (a Rust panic); here, an error. */
+static void test_renderer_crash_is_an_error(void **state) {
+  (void)state;
+  const char *corpus = tu_corpus_dir();
+  if (!corpus) {
+    printf("corpus absent (set ENSEMBLE_CORPUS): librsvg crash files skipped\n");
+    return;
+  }
+  static const char *files[] = {
+      "svg/librsvg/rsvg/tests/fixtures/crash/bug1064-private-lang-tag-in-lang-selector.svg",
+      "svg/librsvg/rsvg/tests/fixtures/render-crash/bug928-empty-feTile-bounds.svg",
+  };
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", corpus, files[i]);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+      printf("%s absent, skipped\n", files[i]);
+      continue;
+    }
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    ens_image img;
+    ens_render_size size = {0, 0, 0};
+    int rc = ens_render_svg(buf, n, size, &img);
+    printf("%s: %s\n", files[i], rc ? ens_error_last() : "rendered");
+    assert_int_equal(rc, ENS_EDECODE);
+    assert_non_null(strstr(ens_error_last(), "crashed"));
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pixels_where_the_drawing_puts_them),
+      cmocka_unit_test(test_one_side_follows_the_other),
+      cmocka_unit_test(test_same_drawing_same_pixels_and_diff_counts),
+      cmocka_unit_test(test_bad_input_and_limits),
+      cmocka_unit_test(test_nothing_loaded_from_outside),
+      cmocka_unit_test(test_slow_drawing_is_stopped),
+      cmocka_unit_test(test_renderer_crash_is_an_error),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
