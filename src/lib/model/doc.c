@@ -220,6 +220,10 @@ void ens_doc_free(ens_doc *doc) {
     next = b->next;
     free(b);
   }
+  for (ens__arena_block *b = doc->arena, *next; b; b = next) {
+    next = b->next;
+    free(b);
+  }
   for (size_t i = 0; i < doc->atoms.cap; i++) free(doc->atoms.slots[i]);
   free(doc->atoms.slots);
   free(doc->ids.slots);
@@ -409,15 +413,66 @@ ens_obj *ens__obj_append(ens_doc *doc, ens_id id, const char *kind, ens_obj *par
 }
 
 static void s_prop_release(ens__prop *p) {
-  if (p->type == ENS_STR || p->type == ENS_BYTES) free(p->u.s);
+  if ((p->type == ENS_STR || p->type == ENS_BYTES) && !p->arena) free(p->u.s);
   p->type = ENS_NIL;
+  p->arena = 0;
+}
+
+/* Blocks of 64 KiB; a larger request gets a block of its own. */
+#define S_ARENA_BLOCK ((size_t)64 << 10)
+
+void *ens__doc_arena_alloc(ens_doc *doc, size_t n) {
+  const size_t align = sizeof(max_align_t);
+  n = (n + align - 1) & ~(align - 1);
+  ens__arena_block *b = doc->arena;
+  if (!b || b->cap - b->used < n) {
+    size_t cap = n > S_ARENA_BLOCK / 4 ? n : S_ARENA_BLOCK;
+    ens__arena_block *nb = malloc(sizeof *nb + cap);
+    if (!nb) return NULL;
+    nb->used = 0;
+    nb->cap = cap;
+    if (b && n > S_ARENA_BLOCK / 4) { /* keep filling the current block */
+      nb->next = b->next;
+      b->next = nb;
+    } else {
+      nb->next = b;
+      doc->arena = nb;
+    }
+    b = nb;
+  }
+  void *p = (char *)b->data + b->used;
+  b->used += n;
+  return p;
+}
+
+int ens__obj_arena_props(ens_doc *doc, ens_obj *obj, uint32_t n) {
+  ens__prop *props = ens__doc_arena_alloc(doc, (size_t)n * sizeof *props);
+  if (!props) return ens__error(ENS_ENOMEM, "out of memory for properties");
+  if (obj->props && !obj->props_arena) free(obj->props);
+  obj->props = props;
+  obj->nprops = 0;
+  obj->capprops = n;
+  obj->props_arena = 1;
+  return 0;
+}
+
+int ens__prop_arena_str(ens_doc *doc, ens__prop *p, const char *s, size_t n) {
+  if (n > UINT32_MAX - 1) return ens__error(ENS_ELIMIT, "property value over 4 GiB");
+  char *copy = ens__doc_arena_alloc(doc, n + 1);
+  if (!copy) return ens__error(ENS_ENOMEM, "out of memory for a property");
+  if (n) memcpy(copy, s, n);
+  copy[n] = '\0';
+  p->u.s = copy;
+  p->len = (uint32_t)n;
+  p->arena = 1;
+  return 0;
 }
 
 /* Frees what the object owns; the object itself goes back to the pool
  * (or, when the whole document goes, with its block). */
 static void s_obj_clear(ens_obj *obj) {
   for (uint32_t i = 0; i < obj->nprops; i++) s_prop_release(&obj->props[i]);
-  free(obj->props);
+  if (!obj->props_arena) free(obj->props);
   free(obj->kids);
   s_pos_release(obj);
 }
@@ -524,13 +579,16 @@ int ens__obj_set_prop(ens_doc *doc, ens_obj *obj, const char *key, const ens_val
     }
     if (obj->nprops == obj->capprops) {
       uint32_t cap = obj->capprops ? obj->capprops * 2 : 4;
-      ens__prop *props = realloc(obj->props, cap * sizeof *props);
+      /* an array in the arena moves out to the heap the first time it grows */
+      ens__prop *props = obj->props_arena ? malloc(cap * sizeof *props) : realloc(obj->props, cap * sizeof *props);
       if (!props) {
         free(copy);
         return ens__error(ENS_ENOMEM, "out of memory setting a property");
       }
+      if (obj->props_arena && obj->nprops) memcpy(props, obj->props, obj->nprops * sizeof *props);
       obj->props = props;
       obj->capprops = cap;
+      obj->props_arena = 0;
     }
     p = &obj->props[obj->nprops++];
     memset(p, 0, sizeof *p);

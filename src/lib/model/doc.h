@@ -9,6 +9,8 @@
 #include "ensemble/model.h"
 #include "ensemble/txn.h"
 
+#include <stddef.h>
+
 /* Deepest nesting of objects a document accepts: every recursive walk of
  * the library (subtree capture, insert, JSON) stays within it. */
 #define ENS_MAX_DEPTH 1000
@@ -18,6 +20,7 @@
 typedef struct {
   const char *key; /* interned */
   uint8_t type;    /* ens_type; NIL marks a removed property (kept for its stamp) */
+  uint8_t arena;   /* u.s lives in the document's arena: never free()d alone */
   uint32_t len;    /* for STR / BYTES */
   uint64_t rstamp; /* clock of the last remote write, 0 if none */
   union {
@@ -51,6 +54,7 @@ struct ens_obj {
    * later, or decoded from a snapshot, starts without it. Invariant: an
    * object that has it has it on every descendant. */
   uint8_t as_read;
+  uint8_t props_arena; /* props lives in the document's arena (a reader put it there) */
 };
 
 typedef struct {
@@ -89,6 +93,17 @@ typedef struct {
   size_t cap, count;
 } ens__atoms;
 
+/* Bump allocation for what readers make in bulk (property arrays and
+ * strings of a loaded file): one malloc per block instead of one per
+ * string, and all of it freed with the document. Whatever lives here is
+ * flagged (ens__prop.arena, ens_obj.props_arena) so that it is never
+ * free()d or realloc()ed alone; a change copies it out first. */
+typedef struct ens__arena_block {
+  struct ens__arena_block *next;
+  size_t used, cap;
+  max_align_t data[];
+} ens__arena_block;
+
 struct ens_doc {
   const char *kind; /* interned */
   uint32_t site;
@@ -97,6 +112,7 @@ struct ens_doc {
   ens__idmap ids;
   ens__pool pool;
   ens__atoms atoms;
+  ens__arena_block *arena;
   const ens_schema *schema;
   uint64_t clock; /* one tick per applied transaction */
   ens__observer *observers;
@@ -124,6 +140,15 @@ int ens__doc_reserve(ens_doc *doc, size_t n);
 void ens__obj_destroy(ens_doc *doc, ens_obj *obj);
 /* Reparent / reposition (no checks). */
 int ens__obj_move(ens_doc *doc, ens_obj *obj, ens_obj *parent, const char *pos, size_t pos_len);
+
+/* n bytes from the document's arena, aligned for any type; NULL when out
+ * of memory. Freed only with the document. */
+void *ens__doc_arena_alloc(ens_doc *doc, size_t n);
+/* A property array of n slots (nprops 0, capacity n) from the arena. */
+int ens__obj_arena_props(ens_doc *doc, ens_obj *obj, uint32_t n);
+/* A copy of (s, n) with a NUL after it, in the arena, as the string of
+ * property slot p (whose type the caller sets). */
+int ens__prop_arena_str(ens_doc *doc, ens__prop *p, const char *s, size_t n);
 
 /* Mark obj and its ancestors as no longer as read (see ens_obj.as_read). */
 static inline void ens__obj_touch(ens_obj *obj) {

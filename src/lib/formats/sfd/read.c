@@ -457,14 +457,10 @@ static int s_build(ens__sfd_reader *r) {
     ens_obj *o = ens__obj_append(doc, ens_doc_new_id(doc), r->kinds[n->kind], parent, pos, plen);
     if (!o) return s_oom();
     n->obj = o;
-    /* exact sizes up front: one allocation for the properties, one for
-     * the children, none while filling them */
+    /* exact sizes up front, properties and their strings in the
+     * document's arena: no allocation of their own while filling them */
     uint32_t np = n->npv;
-    if (np) {
-      o->props = malloc(np * sizeof *o->props);
-      if (!o->props) return s_oom();
-      o->capprops = np;
-    }
+    if (np && ens__obj_arena_props(doc, o, np)) return s_oom();
     if (n->nkids) {
       o->kids = malloc(n->nkids * sizeof *o->kids);
       if (!o->kids) return s_oom();
@@ -488,6 +484,7 @@ static int s_build(ens__sfd_reader *r) {
       ens__prop *slot = &o->props[o->nprops];
       slot->key = r->atoms[pv->key];
       slot->type = pv->type;
+      slot->arena = 0;
       slot->len = 0;
       slot->rstamp = 0;
       switch (pv->type) {
@@ -496,12 +493,7 @@ static int s_build(ens__sfd_reader *r) {
       case ENS_REAL: slot->u.r = pv->u.r; break;
       default: {
         const char *src = pv->scratch ? (const char *)r->scratch.data + pv->u.off : pv->u.s;
-        char *copy = malloc((size_t)pv->len + 1);
-        if (!copy) return s_oom();
-        if (pv->len) memcpy(copy, src, pv->len); /* src may be NULL when empty */
-        copy[pv->len] = '\0';
-        slot->u.s = copy;
-        slot->len = pv->len;
+        if (ens__prop_arena_str(doc, slot, src, pv->len)) return s_oom();
         break;
       }
       }
@@ -1004,14 +996,16 @@ static int s_to_raw(ens__sfd_reader *r, ens_obj *o) {
   if (!h || h->type != ENS_BYTES) return ens__error(ENS_EDECODE, "a reference without its text"); /* never */
   char *text = h->u.s;
   uint32_t len = h->len;
+  int text_in_arena = h->arena;
   h->type = ENS_NIL; /* the text moves to ~text below */
+  h->arena = 0;
   ens_value nil = ens_nil();
   for (uint32_t i = 0; i < o->nprops; i++)
     if (o->props[i].type != ENS_NIL) ens__obj_set_prop(doc, o, o->props[i].key, &nil, NULL);
   o->kind = r->kinds[S_RAW];
   ens_value t = ens_bytes(text, len);
   int rc = ens__obj_set_prop(doc, o, r->atoms[S_K_TEXT], &t, NULL);
-  free(text);
+  if (!text_in_arena) free(text);
   return rc;
 }
 
