@@ -152,8 +152,10 @@ static int s_pv_scratch(s_reader *r, const char *key, size_t off) {
   return 0;
 }
 
-/* Decode into scratch and add as a string property. */
+/* Decode into scratch and add as a string property; a value with nothing
+ * to decode (most) is its own text, taken where it lies. */
 static int s_pv_decoded(s_reader *r, const char *key, const char *s, size_t n, int mode, const char *at) {
+  if (ens__svg_plain(s, n, mode)) return s_pv_add(r, key, ENS_STR, s, n);
   size_t off = r->scratch.len;
   const char *why;
   if (ens__svg_decode(s, n, mode, r->ents, &r->scratch, &why)) {
@@ -198,11 +200,9 @@ static int s_element(s_reader *r, s_node *n) {
     for (size_t i = 0; i < r->npv; i++)
       if (r->pv[i].key == key) return s_err(r, a.name, "an attribute given twice");
     if (key[0] == '~') return s_err(r, a.name, "a bad attribute name");
-    size_t before = r->scratch.len;
     if ((rc = s_pv_decoded(r, key, a.val, a.val_n, ENS__SVG_ATTR, a.val))) return rc;
-    size_t dn = r->scratch.len - before;
-    if (a.lead + 1 != a.name || a.lead[0] != ' ' || a.eq_n != 1 || a.quote != '"' || dn != a.val_n ||
-        memcmp(r->scratch.data + before, a.val, dn) != 0)
+    /* plain style: one space before, =, double quotes, nothing decoded */
+    if (a.lead + 1 != a.name || a.lead[0] != ' ' || a.eq_n != 1 || a.quote != '"' || r->pv[r->npv - 1].scratch)
       plain = 0;
   }
   if (rc < 0) return s_err(r, n->tok.s, "a bad start tag");
@@ -242,10 +242,10 @@ static int s_props(s_reader *r, s_node *n) {
   switch (n->kind) {
   case N_ELEM: return s_element(r, n);
   case N_TEXT: {
-    size_t before = r->scratch.len;
     if ((rc = s_pv_decoded(r, r->k_text, t->body, t->body_n, ENS__SVG_TEXT, t->s))) return rc;
-    size_t dn = r->scratch.len - before;
-    if (dn != t->n || memcmp(r->scratch.data + before, t->s, dn) != 0 || s_has(t->s, t->n, '>'))
+    const s_pv *pv = &r->pv[r->npv - 1];
+    /* the text as written is kept unless escaping the value gives it back */
+    if (pv->scratch || pv->n != t->n || pv->s != t->s || s_has(t->s, t->n, '>'))
       rc = s_pv_add(r, r->k_src, ENS_BYTES, t->s, t->n);
     return rc;
   }

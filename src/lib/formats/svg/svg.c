@@ -55,8 +55,13 @@ int ens_svg_read(const void *data, size_t len, ens_doc **out) {
   rc = ens__svg_build(doc, text, n, &ents);
   if (!rc && bom) rc = s_root_prop(doc, S_BOM, ens_bool(1));
   if (!rc && enc) rc = s_root_prop(doc, S_ENC, ens_str(enc));
-  if (rc) ens_doc_free(doc);
-  else *out = doc;
+  if (rc) {
+    ens_doc_free(doc);
+  } else {
+    /* the kept texts say what the properties say, until an edit */
+    ens__doc_mark_as_read(doc);
+    *out = doc;
+  }
 done:
   free(conv);
   ens__svg_ents_free(&ents);

@@ -107,6 +107,8 @@ enum {
  * or -1 with *why. */
 int ens__svg_decode(const char *s, size_t n, int mode, ens__svg_ents *t, ens_buf *out, const char **why);
 /* The same check without producing: 1 when s decodes to exactly (v, vn). */
+/* Nothing in (s, n) to decode in this mode: the value is its own text. */
+int ens__svg_plain(const char *s, size_t n, int mode);
 int ens__svg_decodes_to(const char *s, size_t n, int mode, ens__svg_ents *t, const char *v, size_t vn);
 
 /* Escaping for a new value: text (& < > and CR as references), or an

@@ -119,7 +119,10 @@ static int s_element(s_writer *w, const ens_obj *o, size_t depth) {
   int self_closed = 0;
   int has_src = s_bytes(o, w->k_src, &src, &src_n) && s_src_tag(src, src_n, o->kind, &tail, &self_closed);
   ens_buf tmp = ENS_BUF_INIT;
-  if (has_src) {
+  if (has_src && o->as_read) {
+    /* unchanged since reading (model/doc.h): the tag as it was */
+    ens__buf_append(out, src, src_n);
+  } else if (has_src) {
     if (o->nprops > w->seen_cap) {
       uint8_t *ns = realloc(w->seen, o->nprops);
       if (!ns) return ens__error(ENS_ENOMEM, "out of memory writing SVG");
@@ -191,7 +194,7 @@ static int s_kept(s_writer *w, const ens_obj *o, const char *pre, const char *su
   const char *src;
   size_t n, a = strlen(pre), b = strlen(suf);
   if (!s_bytes(o, w->k_src, &src, &n) || n < a + b || !s_starts(src, n, pre) || !s_ends(src, n, suf)) return 0;
-  if (!ens__svg_decodes_to(src + a, n - a - b, ENS__SVG_LITERAL, NULL, v, vn)) return 0;
+  if (!o->as_read && !ens__svg_decodes_to(src + a, n - a - b, ENS__SVG_LITERAL, NULL, v, vn)) return 0;
   ens__buf_append(w->out, src, n);
   return 1;
 }
@@ -282,8 +285,9 @@ static int s_node(s_writer *w, const ens_obj *o, size_t depth) {
     {
       const char *src;
       size_t sn;
-      if (s_bytes(o, w->k_src, &src, &sn) && !memchr(src, '<', sn) && !memmem(src, sn, "]]>", 3) &&
-          ens__svg_decodes_to(src, sn, ENS__SVG_TEXT, NULL, s, n)) {
+      if (s_bytes(o, w->k_src, &src, &sn) &&
+          (o->as_read || (!memchr(src, '<', sn) && !memmem(src, sn, "]]>", 3) &&
+                          ens__svg_decodes_to(src, sn, ENS__SVG_TEXT, NULL, s, n)))) {
         ens__buf_append(out, src, sn);
         break;
       }
