@@ -15,12 +15,12 @@
 static const cli_option s_options[] = {
     {"output", 'o', "OUT.png", "the PNG to write (atomically); required"},
     {"width", 'w', "PIXELS", "image width; alone, the height follows the drawing's proportions"},
-    {"height", 'h', "PIXELS", "image height; alone, the width follows"},
+    {"height", 'H', "PIXELS", "image height; alone, the width follows"},
     {"timeout", 't', "SECONDS", "give up on a drawing that takes longer (default 30)"},
     {0}};
 
 static const cli_spec s_spec = {
-    "render", "FILE.svg -o OUT.png [--width N] [--height N]",
+    "render", "FILE.svg -o OUT.png [--width N] [--height N] [--timeout S]",
     "Renders an SVG drawing to a PNG image with librsvg. Without a size the\n"
     "image takes the drawing's own (its width and height, else its viewBox);\n"
     "the drawing is scaled to fit the size given and centred. External files\n"

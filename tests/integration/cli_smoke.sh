@@ -220,5 +220,18 @@ run "cat of an SVG by content" 0 "$BIN" cat "$TMP/drawing.xml" -o "$TMP/copy.xml
 printf '<svg>\n<g>\n</svg>\n' >"$TMP/bad.svg"
 run "cat of a malformed SVG" 1 "$BIN" cat "$TMP/bad.svg" && has "cat of a malformed SVG" err "bad.svg: line 3: "
 
+# render: a PNG of the drawing's size, a clear error otherwise, nothing written
+if run "render an SVG" 0 "$BIN" render "$TMP/d.svg" -o "$TMP/d.png" --width 40; then
+  has "render an SVG" err "40 x 40 pixels"
+  checks=$((checks + 1))
+  [ "$(head -c 4 "$TMP/d.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "render wrote no PNG"
+fi
+run "render without -o" 2 "$BIN" render "$TMP/d.svg" && has "render without -o" err "give the image to write"
+run "render a malformed SVG" 1 "$BIN" render "$TMP/bad.svg" -o "$TMP/bad.png" &&
+  has "render a malformed SVG" err "does not render"
+checks=$((checks + 1))
+[ ! -e "$TMP/bad.png" ] || fail "render of a malformed SVG left a file"
+run "render a bad size" 2 "$BIN" render "$TMP/d.svg" -o "$TMP/x.png" --width -3
+
 echo "cli_smoke: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]
