@@ -1,6 +1,7 @@
 /* Rendering SVG through librsvg (ensemble/render.h): pixels where the
  * drawing puts them, sizes, limits, nothing loaded from outside the
  * drawing, and a crash or a hang of librsvg turned into an error. */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -156,6 +157,58 @@ static void test_renderer_crash_is_an_error(void **state) {
   }
 }
 
+/* librsvg's own crash and render-crash files: each renders or gives an
+ * error with a message, and this process never goes down with it. */
+static void test_crash_sets_render_or_give_an_error(void **state) {
+  (void)state;
+  const char *corpus = tu_corpus_dir();
+  if (!corpus) {
+    printf("corpus absent (set ENSEMBLE_CORPUS): librsvg crash sets skipped\n");
+    return;
+  }
+  static const char *sets[] = {"svg/librsvg/rsvg/tests/fixtures/crash",
+                               "svg/librsvg/rsvg/tests/fixtures/render-crash"};
+  for (size_t s = 0; s < sizeof sets / sizeof *sets; s++) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/%s", corpus, sets[s]);
+    DIR *d = opendir(dir);
+    if (!d) {
+      printf("%s absent, skipped\n", sets[s]);
+      continue;
+    }
+    int rendered = 0, refused = 0, crashed = 0, slow = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+      size_t nl = strlen(de->d_name);
+      if (nl < 4 || strcmp(de->d_name + nl - 4, ".svg") != 0) continue;
+      char path[8192];
+      snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+      FILE *f = fopen(path, "rb");
+      if (!f) continue;
+      static char buf[1 << 20];
+      size_t n = fread(buf, 1, sizeof buf, f);
+      fclose(f);
+      ens_image img;
+      ens_render_size size = {0, 0, 5000};
+      int rc = ens_render_svg(buf, n, size, &img);
+      if (rc == 0) {
+        assert_true(img.width > 0 && img.height > 0 && img.pixels);
+        ens_image_free(&img);
+        rendered++;
+        continue;
+      }
+      assert_true(ens_error_last()[0] != '\0');
+      refused++;
+      crashed += strstr(ens_error_last(), "crashed") != NULL;
+      slow += strstr(ens_error_last(), "longer than") != NULL;
+    }
+    closedir(d);
+    printf("%s: %d rendered, %d errors (%d where librsvg crashed, %d stopped at 5 s)\n", sets[s], rendered, refused,
+           crashed, slow);
+    assert_true(rendered + refused > 0);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pixels_where_the_drawing_puts_them),
@@ -165,6 +218,7 @@ int main(void) {
       cmocka_unit_test(test_nothing_loaded_from_outside),
       cmocka_unit_test(test_slow_drawing_is_stopped),
       cmocka_unit_test(test_renderer_crash_is_an_error),
+      cmocka_unit_test(test_crash_sets_render_or_give_an_error),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
