@@ -1031,6 +1031,28 @@ static void test_dangling_reference_stays_dangling_after_renumbering(void **stat
   ens_free(out);
 }
 
+static void s_set_width(ens_doc *doc, ens_txn *t) {
+  assert_int_equal(ens_txn_set(t, s_first(doc, ENS_SFD_GLYPH), "width", ens_int(500)), 0);
+}
+
+/* A glyph whose head holds no keyed line (its StartChar: indented, so not
+ * read as a key) gets a new Width: line inside it, not after its EndChar. */
+static void test_new_key_line_stays_inside_its_glyph(void **state) {
+  (void)state;
+  const char *text = "SplineFontDB: 3.2\nBeginChars: 1 1\n\n StartChar: x\n 1 2 l 1\nEndChar\nEndChars\nEndSplineFont\n";
+  ens_doc_free(s_kept(text, strlen(text), "glyph without keyed lines"));
+  size_t n;
+  char *out = s_edit_and_reread(text, s_set_width, &n);
+  assert_non_null(strstr(out, " StartChar: x\nWidth: 500\n 1 2 l 1\nEndChar\n"));
+  ens_doc *back = NULL;
+  assert_int_equal(ens_sfd_read(out, n, &back), 0);
+  ens_value w;
+  assert_int_equal(ens_obj_get(ens_obj_child(ens_doc_root(back), 0), "width", &w), 0);
+  assert_int_equal(w.u.i, 500);
+  ens_doc_free(back);
+  ens_free(out);
+}
+
 static void test_continued_or_empty_glyph_names(void **state) {
   (void)state;
   const char *cont = "SplineFontDB:\nBeginChars:\nStartChar: \\\n\nEndChar\nEndSplineFont";
@@ -1087,6 +1109,7 @@ int main(void) {
       cmocka_unit_test(test_stray_number_line_stays_text_when_its_reference_goes),
       cmocka_unit_test(test_negative_gid_is_numbered_alike_on_both_sides),
       cmocka_unit_test(test_continued_or_empty_glyph_names),
+      cmocka_unit_test(test_new_key_line_stays_inside_its_glyph),
       cmocka_unit_test(test_dangling_reference_stays_dangling_after_renumbering),
       cmocka_unit_test(test_every_prefix_reads_back_or_names_a_line),
       cmocka_unit_test(test_truncated_inside_a_glyph),

@@ -1062,6 +1062,20 @@ static int s_write_kids_as_read(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out
   return 0;
 }
 
+/* Where new keyed lines go in a glyph whose head has none: after its
+ * first line that is not blank, the StartChar: line the reader requires
+ * first (the end of the head may be past EndChar, outside the glyph). */
+static size_t s_after_first_line(const char *h, size_t hn) {
+  const char *p = h, *e = h + hn;
+  while (p < e) {
+    ens__sfd_line ln;
+    ens__sfd_line_at(p, e, &ln);
+    p = ln.next;
+    if (ens__sfd_word(ln.s, ln.n) != S_W_BLANK) break;
+  }
+  return (size_t)(p - h);
+}
+
 static int s_write_glyph_obj(ens__sfd_wctx *w, const ens_obj *g, ens_buf *out) {
   if (g->as_read) return s_write_as_read(w, g, out);
   s_props *P = malloc(sizeof *P);
@@ -1085,7 +1099,8 @@ static int s_write_glyph_obj(ens__sfd_wctx *w, const ens_obj *g, ens_buf *out) {
     if (g->kids[i]->kind == w->kinds[S_RAW] && s_text(w, g->kids[i], S_K_TEXT, &t, &tn)) s_prescan(M, t, tn, NULL);
   }
   s_prescan(M, tl, tln, NULL);
-  s_merge_text(w, M, P, h, hn, last == SIZE_MAX ? hn : last, out);
+  if (last == SIZE_MAX) last = s_after_first_line(h, hn);
+  s_merge_text(w, M, P, h, hn, last, out);
   for (uint32_t i = 0; i < g->nkids;) {
     const ens_obj *k = g->kids[i];
     int kind = s_kind(w, k);
