@@ -102,8 +102,10 @@ int ens_svg_group(ens_doc *doc, const char *const *elems, size_t n, const char *
  * goes). The group's transform is put before each drawn child element's
  * own (not on definitions such as clipPath or linearGradient, which are
  * drawn in the space of what uses them), so that nothing moves. Refused (ENS_EINVAL, naming the attribute) when the group has
- * any attribute other than id, transform, and attributes of other
- * namespaces than XML's (inkscape:label, sodipodi:...): opacity, style,
+ * any attribute other than id, transform, a style of display:inline
+ * alone (what Inkscape puts on its layers: the initial value), and
+ * attributes of other namespaces than XML's (inkscape:label,
+ * sodipodi:...): opacity, other styles,
  * class, clip-path, mask, filter and presentation attributes apply to the
  * group as a whole and cannot in general be moved onto its children
  * without changing the drawing; and when the group's id is referenced

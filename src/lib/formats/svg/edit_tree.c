@@ -205,8 +205,29 @@ static int s_refd_fn(const ens_obj *o, size_t depth, void *user) {
   return 0;
 }
 
-/* Only id, transform and other namespaces' attributes (an editor's
- * labels) can go with the group without changing the drawing. */
+/* A style that says only display:inline, the initial value: Inkscape puts
+ * it on every layer, and it changes nothing. */
+static int s_style_inert(const char *v, size_t n) {
+  const char *p = v, *e = v + n;
+  while (p < e) {
+    const char *semi = memchr(p, ';', (size_t)(e - p)), *de = semi ? semi : e;
+    char decl[64];
+    size_t k = 0;
+    for (const char *q = p; q < de; q++)
+      if (*q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') {
+        if (k + 1 >= sizeof decl) return 0;
+        decl[k++] = *q;
+      }
+    decl[k] = '\0';
+    if (k && strcmp(decl, "display:inline") != 0) return 0;
+    p = semi ? semi + 1 : e;
+  }
+  return 1;
+}
+
+/* Only id, transform, a style of display:inline alone and other
+ * namespaces' attributes (an editor's labels) can go with the group
+ * without changing the drawing. */
 static int s_ungroupable(const ens_doc *doc, const ens_obj *g, const char *addr, const char **transform, size_t *tn) {
   size_t np = ens_obj_prop_count(g);
   *transform = NULL;
@@ -221,6 +242,7 @@ static int s_ungroupable(const ens_doc *doc, const ens_obj *g, const char *addr,
       continue;
     }
     if (strcmp(key, "id") == 0) continue;
+    if (strcmp(key, "style") == 0 && v.type == ENS_STR && s_style_inert(v.u.s.ptr, v.u.s.len)) continue;
     const char *colon = strchr(key, ':');
     if (colon && strncmp(key, "xml:", 4) != 0 && strncmp(key, "xmlns", 5) != 0) continue;
     char val[64];
@@ -233,7 +255,18 @@ static int s_ungroupable(const ens_doc *doc, const ens_obj *g, const char *addr,
   }
   const char *id;
   size_t n;
-  if (ens__svge_attr(g, "id", &id, &n) == 0 && n) {
+  /* a reference names the first element with its id: when another one
+     comes first, nothing points at this group */
+  char *addr_id = NULL;
+  int first = 1;
+  if (ens__svge_attr(g, "id", &id, &n) == 0 && n && !memchr(id, '/', n) && (addr_id = malloc(n + 2))) {
+    addr_id[0] = '#';
+    memcpy(addr_id + 1, id, n);
+    addr_id[n + 1] = '\0';
+    first = ens_svg_find(doc, addr_id) == g;
+    free(addr_id);
+  }
+  if (first && ens__svge_attr(g, "id", &id, &n) == 0 && n) {
     s_refd r = {id, n, g, NULL};
     if (ens_obj_walk(ens_doc_root(doc), s_refd_fn, &r)) {
       char by[256];
