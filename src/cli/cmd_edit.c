@@ -1,6 +1,7 @@
-/* `ensemble edit FILE -o OUT`: applies a script of glyph edits to a font,
- * one transaction per command (text lines or JSON lines), and writes the
- * result atomically, or nothing at all when a command fails. */
+/* `ensemble edit FILE -o OUT`: applies a script of glyph edits to a font
+ * (or of element edits to a drawing, edit_svg.c), one transaction per
+ * command (text lines or JSON lines), and writes the result atomically,
+ * or nothing at all when a command fails. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,17 +15,20 @@
 #define S_MAX_TOKENS 4096
 
 static const cli_option s_options[] = {
-    {"output", 'o', "OUT", "write the edited font to OUT (a directory for an SFDir), atomically"},
+    {"output", 'o', "OUT", "write the edited file to OUT (a directory for an SFDir), atomically"},
     {"commands", 'c', "FILE", "read the commands from FILE ('-': standard input, the default)"},
     {0}};
 
 static const cli_spec s_spec = {
     "edit", "FILE -o OUT [--commands FILE|-]",
-    "Applies glyph edits to a FontForge font, one transaction (one undo step)\n"
-    "per command, and writes the result to OUT. If any command fails, the\n"
-    "error names its line and nothing is written (exit status 1).\n"
+    "Applies edits to a FontForge font or an SVG drawing, one transaction\n"
+    "(one undo step) per command, and writes the result to OUT. If any\n"
+    "command fails, the error names its line and nothing is written (exit\n"
+    "status 1). The file's kind is told as info and cat tell it.\n"
     "\n"
     "One command per line; blank lines and lines starting with # are skipped.\n"
+    "\n"
+    "A font (.sfd, SFDir) takes glyph edits.\n"
     "Contours and points are numbered from 0 in the foreground layer; points\n"
     "are SFD point lines, so the last point of a closed contour repeats the\n"
     "first. Numbers may be negative and real where it makes sense; code\n"
@@ -58,7 +62,40 @@ static const cli_spec s_spec = {
     "  {\"cmd\":\"unicode\",\"glyph\":\"A\",\"value\":\"0x41\"}\n"
     "  {\"cmd\":\"add-glyph\",\"name\":\"foo\",\"unicode\":57344,\"width\":500}\n"
     "  {\"cmd\":\"remove-glyph\",\"glyph\":\"foo\"}\n"
-    "Glyph names with blanks or a leading # need the JSON form.",
+    "Glyph names with blanks or a leading # need the JSON form.\n"
+    "\n"
+    "A drawing (.svg) takes element edits. ELEM is #ID (the first element with\n"
+    "that id) or a path of NAME[RANK] steps, RANK counted from 0 among the\n"
+    "siblings of that name, from the document (/svg/g[1]/rect[0]) or from an\n"
+    "element with an id (#layer1/path[2]). Only what is edited changes in\n"
+    "the output; the rest keeps its bytes.\n"
+    "\n"
+    "  set-attr ELEM NAME VALUE          VALUE is the rest of the line\n"
+    "  remove-attr ELEM NAME\n"
+    "  set-style ELEM PROP VALUE         one declaration of the style attribute;\n"
+    "  remove-style ELEM PROP            the others keep their text and order\n"
+    "  translate ELEM DX DY              put before the element's transform, so\n"
+    "  rotate ELEM DEG [CX CY]           it moves in its parent's coordinates\n"
+    "  scale ELEM SX [SY [CX CY]]\n"
+    "  raise ELEM | lower ELEM           exchange with the next / previous element\n"
+    "  group [id=ID] ELEM [ELEM...]      siblings into a new <g> where the first was\n"
+    "  ungroup ELEM                      the group's transform goes onto its children;\n"
+    "                                    refused when the group has opacity, style,\n"
+    "                                    class, clip-path, ... or is referenced\n"
+    "  duplicate ELEM                    a copy after it: ids made unique, references\n"
+    "                                    inside the copy follow\n"
+    "  delete ELEM\n"
+    "  insert ELEM INDEX MARKUP          the markup's nodes before the INDEX-th child\n"
+    "                                    element (-1 or end: after the last one)\n"
+    "\n"
+    "JSON lines name the same fields: \"elem\", \"name\" (or \"prop\"), \"value\",\n"
+    "\"dx\", \"dy\", \"deg\", \"sx\", \"sy\", \"cx\", \"cy\", \"elems\" and \"id\" (group),\n"
+    "\"index\" and \"markup\" (insert):\n"
+    "  {\"cmd\":\"set-attr\",\"elem\":\"#logo\",\"name\":\"fill\",\"value\":\"#f00\"}\n"
+    "  {\"cmd\":\"translate\",\"elem\":\"/svg/g[0]\",\"dx\":10,\"dy\":0}\n"
+    "  {\"cmd\":\"group\",\"elems\":[\"#a\",\"#b\"],\"id\":\"pair\"}\n"
+    "  {\"cmd\":\"insert\",\"elem\":\"#layer1\",\"index\":0,\"markup\":\"<rect width='5'/>\"}\n"
+    "Values with blanks at either end need the JSON form.",
     s_options, 1, 1};
 
 /* --- commands ---------------------------------------------------------------------------- */
@@ -526,9 +563,30 @@ static char *s_read_stdin(size_t *len, char *err, size_t esz) {
   return buf;
 }
 
+/* One line of a font's script: 0 with its transaction, 1 for nothing,
+ * -1 with the reason (the shape of cli_edit_svg_line). */
+static int s_sfd_line(ens_doc *doc, const char *s, size_t n, ens_txn **txn, char *why, size_t wsz) {
+  s_cmd c;
+  memset(&c, 0, sizeof c);
+  *txn = NULL;
+  int rc = *s == '{' ? s_parse_json(s, n, &c, why, wsz) : s_parse_text(s, n, &c, why, wsz);
+  if (rc == 0) {
+    int erc = s_build(doc, &c, txn);
+    if (erc) {
+      snprintf(why, wsz, "%s: %s (%s)", s_op_names[c.op], ens_error_last(), ens_error_name(erc));
+      rc = -1;
+    }
+  }
+  s_cmd_clear(&c);
+  return rc;
+}
+
+typedef int (*s_line_fn)(ens_doc *doc, const char *s, size_t n, ens_txn **txn, char *why, size_t wsz);
+
 /* Applies every command of the script to doc; on failure err holds
  * "WHERE:LINE: message". */
-static int s_run(ens_doc *doc, const char *where, const char *text, size_t len, size_t *count, char *err, size_t esz) {
+static int s_run(ens_doc *doc, s_line_fn fn, const char *where, const char *text, size_t len, size_t *count, char *err,
+                 size_t esz) {
   const char *p = text, *e = text + len;
   size_t line = 0;
   *count = 0;
@@ -542,23 +600,18 @@ static int s_run(ens_doc *doc, const char *where, const char *text, size_t len, 
     while (t > s && (t[-1] == '\r' || t[-1] == ' ' || t[-1] == '\t')) t--;
     p = nl ? nl + 1 : e;
     if (s == t || *s == '#') continue;
-    s_cmd c;
-    memset(&c, 0, sizeof c);
-    char why[512] = "";
-    int rc = *s == '{' ? s_parse_json(s, (size_t)(t - s), &c, why, sizeof why)
-                       : s_parse_text(s, (size_t)(t - s), &c, why, sizeof why);
-    if (rc == 1) continue;
+    char why[1024] = "";
     ens_txn *txn = NULL;
+    int rc = fn(doc, s, (size_t)(t - s), &txn, why, sizeof why);
+    if (rc == 1) continue;
     if (rc == 0) {
-      int erc = s_build(doc, &c, &txn);
-      if (!erc) erc = ens_doc_apply(doc, txn, ENS_ORIGIN_LOCAL, NULL);
+      int erc = ens_doc_apply(doc, txn, ENS_ORIGIN_LOCAL, NULL);
       if (erc) {
-        snprintf(why, sizeof why, "%s: %s (%s)", s_op_names[c.op], ens_error_last(), ens_error_name(erc));
+        snprintf(why, sizeof why, "%s (%s)", ens_error_last(), ens_error_name(erc));
         rc = -1;
       }
     }
     ens_txn_free(txn);
-    s_cmd_clear(&c);
     if (rc) {
       snprintf(err, esz, "%s:%zu: %s", where, line, why);
       return -1;
@@ -584,11 +637,13 @@ int cli_cmd_edit(int argc, char **argv) {
   if (!script) return cli_fail(s_spec.name, "%s", err);
   ens_doc *doc = NULL;
   size_t count = 0;
-  if (ens_sfd_read_path(path, &doc) != 0) {
-    rc = cli_fail(s_spec.name, "%s: %s", path, ens_error_last());
-  } else if (s_run(doc, strcmp(cmds, "-") == 0 ? "<stdin>" : cmds, script, len, &count, err, sizeof err) != 0) {
+  int svg = cli_kind_of(path) == CLI_KIND_SVG;
+  if ((svg ? ens_svg_read_path(path, &doc) : ens_sfd_read_path(path, &doc)) != 0) {
+    rc = cli_fail(s_spec.name, "%s%s%s", svg ? "" : path, svg ? "" : ": ", ens_error_last());
+  } else if (s_run(doc, svg ? cli_edit_svg_line : s_sfd_line, strcmp(cmds, "-") == 0 ? "<stdin>" : cmds, script, len,
+                   &count, err, sizeof err) != 0) {
     rc = cli_fail(s_spec.name, "%s (nothing written)", err);
-  } else if (ens_sfd_write_path(doc, out) != 0) {
+  } else if ((svg ? ens_svg_write_path(doc, out) : ens_sfd_write_path(doc, out)) != 0) {
     rc = cli_fail(s_spec.name, "%s: %s", out, ens_error_last());
   } else {
     rc = CLI_OK;
