@@ -92,8 +92,9 @@ int ens_svg_lower(ens_doc *doc, const char *elem, ens_txn **out);
  * <g> placed where the first of them (in document order) was; they keep
  * their order, and the blank text before each but the first goes into
  * the group with it. The group's id is group_id, or when NULL a fresh
- * one ("g1", "g2", ... the first not used). Its name takes the parent's
- * prefix ("svg:g" under "svg:svg"). *out is the caller's. */
+ * one ("g1", "g2", ... the first not used). It is in the SVG namespace:
+ * "g" where that is the default namespace, else with a prefix declared
+ * for it ("svg:g"). *out is the caller's. */
 int ens_svg_group(ens_doc *doc, const char *const *elems, size_t n, const char *group_id, ens_txn **out);
 
 /* Ungroup a <g>: its children take its place in its parent, in order, and

@@ -348,6 +348,18 @@ static void test_insert(void **state) {
   ens_doc_free(doc);
 }
 
+/* A group in a drawing whose SVG elements are prefixed is prefixed too. */
+static void test_group_prefixed(void **state) {
+  (void)state;
+  static const char pre[] = "<svg:svg xmlns:svg=\"http://www.w3.org/2000/svg\"><svg:rect id=\"a\"/></svg:svg>";
+  ens_doc *doc = s_read(pre);
+  ens_txn *t = NULL;
+  const char *a[] = {"#a"};
+  s_check(doc, pre, s_ok(ens_svg_group(doc, a, 1, NULL, &t), &t),
+          PAIRS("<svg:rect id=\"a\"/>", "<svg:g id=\"g1\"><svg:rect id=\"a\"/></svg:g>"));
+  ens_doc_free(doc);
+}
+
 /* Each command is one undo step: undo gives the bytes before, redo after. */
 static void test_one_undo_step_each(void **state) {
   (void)state;
@@ -408,7 +420,7 @@ int main(void) {
       cmocka_unit_test(test_raise_lower),    cmocka_unit_test(test_group_ungroup),
       cmocka_unit_test(test_duplicate),      cmocka_unit_test(test_delete),
       cmocka_unit_test(test_insert),         cmocka_unit_test(test_one_undo_step_each),
-      cmocka_unit_test(test_not_a_drawing),
+      cmocka_unit_test(test_not_a_drawing),  cmocka_unit_test(test_group_prefixed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

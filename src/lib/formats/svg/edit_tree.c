@@ -105,6 +105,24 @@ static int s_fresh_group_id(const ens_doc *doc, char *buf, size_t size) {
   return rc;
 }
 
+/* "g" in the SVG namespace at parent: "g" when it is the default one (or
+ * no namespace is declared at all), "p:g" when only prefix p maps to it. */
+static void s_group_kind(const ens_obj *parent, char *kind, size_t size) {
+  static const char svgns[] = "http://www.w3.org/2000/svg";
+  const char *keys[64], *vals[64];
+  size_t lens[64], n = ens__svge_ns_scope(parent, keys, vals, lens, 64);
+  const char *prefix = NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (lens[i] != sizeof svgns - 1 || memcmp(vals[i], svgns, lens[i]) != 0) continue;
+    if (strcmp(keys[i], "xmlns") == 0) {
+      prefix = NULL;
+      break;
+    }
+    if (!prefix) prefix = keys[i] + 6;
+  }
+  snprintf(kind, size, "%s%sg", prefix ? prefix : "", prefix ? ":" : "");
+}
+
 int ens_svg_group(ens_doc *doc, const char *const *elems, size_t n, const char *group_id, ens_txn **out) {
   if (!out) return ens__error(ENS_EINVAL, "group: no output");
   *out = NULL;
@@ -139,10 +157,8 @@ int ens_svg_group(ens_doc *doc, const char *const *elems, size_t n, const char *
   qsort(e, n, sizeof *e, s_by_index); /* z-order stays as it was */
   const ens_obj *parent = ens_obj_parent(e[0]);
   ens_id gobj;
-  /* the group's name takes the parent's prefix: svg:g under svg:svg */
   char kind[300];
-  const char *pk = ens_obj_kind(parent), *colon = strchr(pk, ':');
-  snprintf(kind, sizeof kind, "%.*sg", colon ? (int)(colon - pk + 1) : 0, pk);
+  s_group_kind(parent, kind, sizeof kind);
   if ((rc = ens__svge_new_id(doc, &gobj)) || (rc = ens__svge_txn("Group", out))) goto done;
   rc = ens_doc_pos_at(doc, ens_obj_id(parent), ens_obj_index(e[0]), &pos);
   ens_node *g = rc ? NULL : ens_txn_insert(*out, ens_obj_id(parent), pos, gobj, kind);
