@@ -11,6 +11,7 @@
 #include "ensemble/sfd.h"
 #include "ensemble/glyph.h"
 #include "ensemble/svg.h"
+#include "ensemble/svgedit.h"
 #include "ensemble/render.h"
 
 #endif

@@ -99,6 +99,11 @@ cli_file_kind cli_kind_of(const char *path);
 int cli_info_svg(const char *cmd, const char *path);
 int cli_cat_svg(const char *cmd, const char *path, const char *out);
 
+/* One line of an edit script for a drawing (edit_svg.c): 0 with the
+ * command's transaction in *txn (the caller's), 1 for a line with no
+ * command, -1 with the reason in err. */
+int cli_edit_svg_line(ens_doc *doc, const char *line, size_t len, ens_txn **txn, char *err, size_t esz);
+
 /* "site:counter", the way ens_txn_to_json writes ids. buf >= 32 bytes. */
 const char *cli_id_str(ens_id id, char *buf, size_t size);
 

@@ -1,6 +1,7 @@
-/* `ensemble edit FILE -o OUT`: applies a script of glyph edits to a font,
- * one transaction per command (text lines or JSON lines), and writes the
- * result atomically, or nothing at all when a command fails. */
+/* `ensemble edit FILE -o OUT`: applies a script of glyph edits to a font
+ * (or of element edits to a drawing, edit_svg.c), one transaction per
+ * command (text lines or JSON lines), and writes the result atomically,
+ * or nothing at all when a command fails. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,23 +9,26 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jsonline.h"
 
 #define S_MAX_SCRIPT ((size_t)256 << 20)
 #define S_MAX_TOKENS 4096
-#define S_JSON_DEPTH 8
 
 static const cli_option s_options[] = {
-    {"output", 'o', "OUT", "write the edited font to OUT (a directory for an SFDir), atomically"},
+    {"output", 'o', "OUT", "write the edited file to OUT (a directory for an SFDir), atomically"},
     {"commands", 'c', "FILE", "read the commands from FILE ('-': standard input, the default)"},
     {0}};
 
 static const cli_spec s_spec = {
     "edit", "FILE -o OUT [--commands FILE|-]",
-    "Applies glyph edits to a FontForge font, one transaction (one undo step)\n"
-    "per command, and writes the result to OUT. If any command fails, the\n"
-    "error names its line and nothing is written (exit status 1).\n"
+    "Applies edits to a FontForge font or an SVG drawing, one transaction\n"
+    "(one undo step) per command, and writes the result to OUT. If any\n"
+    "command fails, the error names its line and nothing is written (exit\n"
+    "status 1). The file's kind is told as info and cat tell it.\n"
     "\n"
     "One command per line; blank lines and lines starting with # are skipped.\n"
+    "\n"
+    "A font (.sfd, SFDir) takes glyph edits.\n"
     "Contours and points are numbered from 0 in the foreground layer; points\n"
     "are SFD point lines, so the last point of a closed contour repeats the\n"
     "first. Numbers may be negative and real where it makes sense; code\n"
@@ -58,7 +62,40 @@ static const cli_spec s_spec = {
     "  {\"cmd\":\"unicode\",\"glyph\":\"A\",\"value\":\"0x41\"}\n"
     "  {\"cmd\":\"add-glyph\",\"name\":\"foo\",\"unicode\":57344,\"width\":500}\n"
     "  {\"cmd\":\"remove-glyph\",\"glyph\":\"foo\"}\n"
-    "Glyph names with blanks or a leading # need the JSON form.",
+    "Glyph names with blanks or a leading # need the JSON form.\n"
+    "\n"
+    "A drawing (.svg) takes element edits. ELEM is #ID (the first element with\n"
+    "that id) or a path of NAME[RANK] steps, RANK counted from 0 among the\n"
+    "siblings of that name, from the document (/svg/g[1]/rect[0]) or from an\n"
+    "element with an id (#layer1/path[2]). Only what is edited changes in\n"
+    "the output; the rest keeps its bytes.\n"
+    "\n"
+    "  set-attr ELEM NAME VALUE          VALUE is the rest of the line\n"
+    "  remove-attr ELEM NAME\n"
+    "  set-style ELEM PROP VALUE         one declaration of the style attribute;\n"
+    "  remove-style ELEM PROP            the others keep their text and order\n"
+    "  translate ELEM DX DY              put before the element's transform, so\n"
+    "  rotate ELEM DEG [CX CY]           it moves in its parent's coordinates\n"
+    "  scale ELEM SX [SY [CX CY]]\n"
+    "  raise ELEM | lower ELEM           exchange with the next / previous element\n"
+    "  group [id=ID] ELEM [ELEM...]      siblings into a new <g> where the first was\n"
+    "  ungroup ELEM                      the group's transform goes onto its children;\n"
+    "                                    refused when the group has opacity, style,\n"
+    "                                    class, clip-path, ... or is referenced\n"
+    "  duplicate ELEM                    a copy after it: ids made unique, references\n"
+    "                                    inside the copy follow\n"
+    "  delete ELEM\n"
+    "  insert ELEM INDEX MARKUP          the markup's nodes before the INDEX-th child\n"
+    "                                    element (-1 or end: after the last one)\n"
+    "\n"
+    "JSON lines name the same fields: \"elem\", \"name\" (or \"prop\"), \"value\",\n"
+    "\"dx\", \"dy\", \"deg\", \"sx\", \"sy\", \"cx\", \"cy\", \"elems\" and \"id\" (group),\n"
+    "\"index\" and \"markup\" (insert):\n"
+    "  {\"cmd\":\"set-attr\",\"elem\":\"#logo\",\"name\":\"fill\",\"value\":\"#f00\"}\n"
+    "  {\"cmd\":\"translate\",\"elem\":\"/svg/g[0]\",\"dx\":10,\"dy\":0}\n"
+    "  {\"cmd\":\"group\",\"elems\":[\"#a\",\"#b\"],\"id\":\"pair\"}\n"
+    "  {\"cmd\":\"insert\",\"elem\":\"#layer1\",\"index\":0,\"markup\":\"<rect width='5'/>\"}\n"
+    "Values with blanks at either end need the JSON form.",
     s_options, 1, 1};
 
 /* --- commands ---------------------------------------------------------------------------- */
@@ -339,201 +376,16 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
   return 0;
 }
 
-/* --- the JSON form: one flat object per line ------------------------------------------------------ */
+/* --- the JSON form: one flat object per line (jsonline.h) ------------------------------------------ */
 
-typedef enum { S_J_NULL, S_J_BOOL, S_J_NUM, S_J_STR, S_J_ARR, S_J_OBJ } s_jtype;
-
-typedef struct s_json {
-  s_jtype type;
-  double num;
-  int b;
-  char *str;           /* S_J_STR (UTF-8, NUL-terminated), or the key of an object member */
-  char *key;
-  struct s_json *kids; /* array items or object members */
-  size_t n;
-} s_json;
-
-static void s_json_free(s_json *j) {
-  if (!j) return;
-  for (size_t i = 0; i < j->n; i++) s_json_free(&j->kids[i]);
-  free(j->kids);
-  free(j->str);
-  free(j->key);
-}
-
-typedef struct {
-  const char *p, *e;
-  const char *why;
-} s_jp;
-
-static void s_ws(s_jp *jp) {
-  while (jp->p < jp->e && (*jp->p == ' ' || *jp->p == '\t' || *jp->p == '\r' || *jp->p == '\n')) jp->p++;
-}
-
-/* Appends code point u as UTF-8. */
-static size_t s_put_utf8(char *o, uint32_t u) {
-  if (u < 0x80) return o[0] = (char)u, 1;
-  if (u < 0x800) return o[0] = (char)(0xC0 | u >> 6), o[1] = (char)(0x80 | (u & 63)), 2;
-  if (u < 0x10000)
-    return o[0] = (char)(0xE0 | u >> 12), o[1] = (char)(0x80 | (u >> 6 & 63)), o[2] = (char)(0x80 | (u & 63)), 3;
-  o[0] = (char)(0xF0 | u >> 18), o[1] = (char)(0x80 | (u >> 12 & 63)), o[2] = (char)(0x80 | (u >> 6 & 63));
-  o[3] = (char)(0x80 | (u & 63));
-  return 4;
-}
-
-static int s_hex4(const char *p, const char *e, uint32_t *u) {
-  if (e - p < 4) return -1;
-  *u = 0;
-  for (int i = 0; i < 4; i++) {
-    char c = p[i];
-    int d = c >= '0' && c <= '9'   ? c - '0'
-            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                   : -1;
-    if (d < 0) return -1;
-    *u = *u << 4 | (uint32_t)d;
-  }
-  return 0;
-}
-
-static char *s_jstring(s_jp *jp) {
-  if (jp->p >= jp->e || *jp->p != '"') return jp->why = "a string was expected", NULL;
-  jp->p++;
-  /* the decoded text is never longer than the quoted one */
-  char *o = malloc((size_t)(jp->e - jp->p) + 1);
-  size_t n = 0;
-  if (!o) return jp->why = "out of memory", NULL;
-  while (jp->p < jp->e && *jp->p != '"') {
-    unsigned char ch = (unsigned char)*jp->p++;
-    if (ch < 0x20) break;
-    if (ch != '\\') {
-      o[n++] = (char)ch;
-      continue;
-    }
-    if (jp->p >= jp->e) break;
-    char esc = *jp->p++;
-    switch (esc) {
-    case '"': case '\\': case '/': o[n++] = esc; break;
-    case 'b': o[n++] = '\b'; break;
-    case 'f': o[n++] = '\f'; break;
-    case 'n': o[n++] = '\n'; break;
-    case 'r': o[n++] = '\r'; break;
-    case 't': o[n++] = '\t'; break;
-    case 'u': {
-      uint32_t u, lo;
-      if (s_hex4(jp->p, jp->e, &u)) goto bad;
-      jp->p += 4;
-      if (u >= 0xD800 && u < 0xDC00) { /* a surrogate pair */
-        if (jp->e - jp->p < 6 || jp->p[0] != '\\' || jp->p[1] != 'u' || s_hex4(jp->p + 2, jp->e, &lo) || lo < 0xDC00 ||
-            lo > 0xDFFF)
-          goto bad;
-        jp->p += 6;
-        u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-      } else if (u >= 0xDC00 && u < 0xE000) {
-        goto bad;
-      }
-      n += s_put_utf8(o + n, u); /* \uXXXX is 6 bytes, UTF-8 at most 4 */
-      break;
-    }
-    default:
-      goto bad;
-    }
-  }
-  if (jp->p >= jp->e || *jp->p != '"') goto bad;
-  jp->p++;
-  o[n] = '\0';
-  return o;
-bad:
-  free(o);
-  jp->why = "a string is malformed (unterminated, a control character or a bad escape)";
-  return NULL;
-}
-
-static int s_jvalue(s_jp *jp, s_json *out, int depth) {
-  memset(out, 0, sizeof *out);
-  s_ws(jp);
-  if (depth > S_JSON_DEPTH) return jp->why = "nested too deeply", -1;
-  if (jp->p >= jp->e) return jp->why = "the line ends inside the object", -1;
-  char ch = *jp->p;
-  if (ch == '"') {
-    out->type = S_J_STR;
-    return (out->str = s_jstring(jp)) ? 0 : -1;
-  }
-  if (ch == '{' || ch == '[') {
-    int obj = ch == '{';
-    char close = obj ? '}' : ']';
-    out->type = obj ? S_J_OBJ : S_J_ARR;
-    jp->p++;
-    s_ws(jp);
-    if (jp->p < jp->e && *jp->p == close) {
-      jp->p++;
-      return 0;
-    }
-    for (;;) {
-      s_json *nk = realloc(out->kids, (out->n + 1) * sizeof *nk);
-      if (!nk) return jp->why = "out of memory", -1;
-      out->kids = nk;
-      s_json *k = &out->kids[out->n];
-      memset(k, 0, sizeof *k);
-      char *key = NULL;
-      if (obj) {
-        s_ws(jp);
-        if (!(key = s_jstring(jp))) return -1;
-        s_ws(jp);
-        if (jp->p >= jp->e || *jp->p != ':') return free(key), jp->why = "':' expected after a key", -1;
-        jp->p++;
-      }
-      int rc = s_jvalue(jp, k, depth + 1);
-      k->key = key;
-      out->n++;
-      if (rc) return -1;
-      s_ws(jp);
-      if (jp->p < jp->e && *jp->p == ',') {
-        jp->p++;
-        continue;
-      }
-      if (jp->p < jp->e && *jp->p == close) {
-        jp->p++;
-        return 0;
-      }
-      return jp->why = obj ? "',' or '}' expected" : "',' or ']' expected", -1;
-    }
-  }
-  static const struct {
-    const char *w;
-    s_jtype t;
-    int b;
-  } lits[] = {{"true", S_J_BOOL, 1}, {"false", S_J_BOOL, 0}, {"null", S_J_NULL, 0}};
-  for (size_t i = 0; i < 3; i++) {
-    size_t l = strlen(lits[i].w);
-    if ((size_t)(jp->e - jp->p) >= l && memcmp(jp->p, lits[i].w, l) == 0) {
-      jp->p += l;
-      out->type = lits[i].t;
-      out->b = lits[i].b;
-      return 0;
-    }
-  }
-  const char *t = jp->p;
-  while (jp->p < jp->e && strchr("+-0123456789.eE", *jp->p)) jp->p++;
-  if (jp->p == t || s_real(t, (size_t)(jp->p - t), &out->num)) return jp->why = "a value was expected", -1;
-  out->type = S_J_NUM;
-  return 0;
-}
-
-static const s_json *s_jget(const s_json *o, const char *key) {
-  for (size_t i = 0; i < o->n; i++)
-    if (o->kids[i].key && strcmp(o->kids[i].key, key) == 0) return &o->kids[i];
-  return NULL;
-}
-
-static int s_jnum(const s_json *o, const char *key, double *v, char *err, size_t esz) {
-  const s_json *j = s_jget(o, key);
-  if (!j || j->type != S_J_NUM) return S_BAD("\"%s\" must be a number", key);
+static int s_jnum(const cli_json *o, const char *key, double *v, char *err, size_t esz) {
+  const cli_json *j = cli_json_get(o, key);
+  if (!j || j->type != CLI_J_NUM) return S_BAD("\"%s\" must be a number", key);
   *v = j->num;
   return 0;
 }
 
-static int s_jint(const s_json *o, const char *key, int64_t lo, int64_t hi, int64_t *v, char *err, size_t esz) {
+static int s_jint(const cli_json *o, const char *key, int64_t lo, int64_t hi, int64_t *v, char *err, size_t esz) {
   double d;
   if (s_jnum(o, key, &d, err, esz)) return -1;
   if (d != floor(d) || d < (double)lo || d > (double)hi)
@@ -542,28 +394,28 @@ static int s_jint(const s_json *o, const char *key, int64_t lo, int64_t hi, int6
   return 0;
 }
 
-static int s_jstr(const s_json *o, const char *key, const char *alt, char **v, char *err, size_t esz) {
-  const s_json *j = s_jget(o, key);
-  if (!j && alt) j = s_jget(o, alt);
-  if (!j || j->type != S_J_STR) return S_BAD("\"%s\" must be a string", key);
+static int s_jstr(const cli_json *o, const char *key, const char *alt, char **v, char *err, size_t esz) {
+  const cli_json *j = cli_json_get(o, key);
+  if (!j && alt) j = cli_json_get(o, alt);
+  if (!j || j->type != CLI_J_STR) return S_BAD("\"%s\" must be a string", key);
   if (!(*v = s_dup(j->str, strlen(j->str)))) return S_BAD("out of memory");
   return 0;
 }
 
-static int s_juni(const s_json *o, const char *key, int64_t *v, char *err, size_t esz) {
-  const s_json *j = s_jget(o, key);
-  if (j && j->type == S_J_STR && s_unicode(j->str, strlen(j->str), v) == 0) return 0;
-  if (j && j->type == S_J_NULL) return *v = -1, 0;
-  if (j && j->type == S_J_NUM && j->num == floor(j->num) && j->num >= -1 && j->num <= 0x10FFFF)
+static int s_juni(const cli_json *o, const char *key, int64_t *v, char *err, size_t esz) {
+  const cli_json *j = cli_json_get(o, key);
+  if (j && j->type == CLI_J_STR && s_unicode(j->str, strlen(j->str), v) == 0) return 0;
+  if (j && j->type == CLI_J_NULL) return *v = -1, 0;
+  if (j && j->type == CLI_J_NUM && j->num == floor(j->num) && j->num >= -1 && j->num <= 0x10FFFF)
     return *v = (int64_t)j->num, 0;
   return S_BAD("\"%s\" must be a code point (65, \"0x41\", \"U+0041\", -1)", key);
 }
 
 /* An array of numbers into v (at most max). */
-static int s_jnums(const s_json *a, double *v, size_t max, size_t *n) {
-  if (a->type != S_J_ARR || a->n > max) return -1;
+static int s_jnums(const cli_json *a, double *v, size_t max, size_t *n) {
+  if (a->type != CLI_J_ARR || a->n > max) return -1;
   for (size_t i = 0; i < a->n; i++) {
-    if (a->kids[i].type != S_J_NUM) return -1;
+    if (a->kids[i].type != CLI_J_NUM) return -1;
     v[i] = a->kids[i].num;
   }
   *n = a->n;
@@ -571,22 +423,16 @@ static int s_jnums(const s_json *a, double *v, size_t max, size_t *n) {
 }
 
 static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_t esz) {
-  s_jp jp = {line, line + len, NULL};
-  s_json o;
+  cli_json o;
   int rc = -1;
-  if (s_jvalue(&jp, &o, 0)) {
-    snprintf(err, esz, "bad JSON: %s (at byte %zu)", jp.why, (size_t)(jp.p - line) + 1);
-    s_json_free(&o);
-    return -1;
-  }
-  s_ws(&jp);
-  if (jp.p < jp.e || o.type != S_J_OBJ) {
+  if (cli_json_parse(line, len, &o, err, esz)) return -1;
+  if (o.type != CLI_J_OBJ) {
     snprintf(err, esz, "bad JSON: one object per line, nothing after it");
     goto done;
   }
-  const s_json *cmd = s_jget(&o, "cmd");
+  const cli_json *cmd = cli_json_get(&o, "cmd");
   int op = -1;
-  for (int i = 0; cmd && cmd->type == S_J_STR && i < S_NOPS; i++)
+  for (int i = 0; cmd && cmd->type == CLI_J_STR && i < S_NOPS; i++)
     if (strcmp(cmd->str, s_op_names[i]) == 0) op = i;
   if (op < 0) {
     snprintf(err, esz, "\"cmd\" must name a command (width, lsb, move, add-contour, ...)");
@@ -602,10 +448,10 @@ static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_
     if (s_jnum(&o, "value", &c->x, err, esz)) goto done;
     break;
   case S_MOVE: {
-    const s_json *pts = s_jget(&o, "points");
-    if (pts && pts->type == S_J_STR) {
+    const cli_json *pts = cli_json_get(&o, "points");
+    if (pts && pts->type == CLI_J_STR) {
       if (s_point_list(pts->str, strlen(pts->str), c, err, esz)) goto done;
-    } else if (pts && pts->type == S_J_ARR) {
+    } else if (pts && pts->type == CLI_J_ARR) {
       c->pts = calloc(pts->n ? pts->n : 1, sizeof *c->pts);
       if (!c->pts) goto done;
       for (size_t i = 0; i < pts->n; i++) {
@@ -628,13 +474,13 @@ static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_
     break;
   }
   case S_ADD_CONTOUR: {
-    const s_json *pts = s_jget(&o, "points"), *cl = s_jget(&o, "closed");
-    c->closed = !cl || (cl->type == S_J_BOOL && cl->b);
-    if (cl && cl->type != S_J_BOOL) {
+    const cli_json *pts = cli_json_get(&o, "points"), *cl = cli_json_get(&o, "closed");
+    c->closed = !cl || (cl->type == CLI_J_BOOL && cl->b);
+    if (cl && cl->type != CLI_J_BOOL) {
       snprintf(err, esz, "\"closed\" must be true or false");
       goto done;
     }
-    if (!pts || pts->type != S_J_ARR || !pts->n) {
+    if (!pts || pts->type != CLI_J_ARR || !pts->n) {
       snprintf(err, esz, "\"points\" must be a list of [x, y] or [c1x, c1y, c2x, c2y, x, y]");
       goto done;
     }
@@ -671,8 +517,8 @@ static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_
     if (s_jstr(&o, "name", "glyph", &c->name, err, esz)) goto done;
     c->has_u = 1;
     c->i = -1;
-    if (s_jget(&o, "unicode") && s_juni(&o, "unicode", &c->i, err, esz)) goto done;
-    if (s_jget(&o, "width") && s_jint(&o, "width", INT32_MIN, INT32_MAX, &c->j, err, esz)) goto done;
+    if (cli_json_get(&o, "unicode") && s_juni(&o, "unicode", &c->i, err, esz)) goto done;
+    if (cli_json_get(&o, "width") && s_jint(&o, "width", INT32_MIN, INT32_MAX, &c->j, err, esz)) goto done;
     break;
   default:
     break;
@@ -680,7 +526,7 @@ static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_
   rc = 0;
 done:
   if (rc && !err[0]) snprintf(err, esz, "out of memory");
-  s_json_free(&o);
+  cli_json_free(&o);
   return rc;
 }
 
@@ -717,9 +563,30 @@ static char *s_read_stdin(size_t *len, char *err, size_t esz) {
   return buf;
 }
 
+/* One line of a font's script: 0 with its transaction, 1 for nothing,
+ * -1 with the reason (the shape of cli_edit_svg_line). */
+static int s_sfd_line(ens_doc *doc, const char *s, size_t n, ens_txn **txn, char *why, size_t wsz) {
+  s_cmd c;
+  memset(&c, 0, sizeof c);
+  *txn = NULL;
+  int rc = *s == '{' ? s_parse_json(s, n, &c, why, wsz) : s_parse_text(s, n, &c, why, wsz);
+  if (rc == 0) {
+    int erc = s_build(doc, &c, txn);
+    if (erc) {
+      snprintf(why, wsz, "%s: %s (%s)", s_op_names[c.op], ens_error_last(), ens_error_name(erc));
+      rc = -1;
+    }
+  }
+  s_cmd_clear(&c);
+  return rc;
+}
+
+typedef int (*s_line_fn)(ens_doc *doc, const char *s, size_t n, ens_txn **txn, char *why, size_t wsz);
+
 /* Applies every command of the script to doc; on failure err holds
  * "WHERE:LINE: message". */
-static int s_run(ens_doc *doc, const char *where, const char *text, size_t len, size_t *count, char *err, size_t esz) {
+static int s_run(ens_doc *doc, s_line_fn fn, const char *where, const char *text, size_t len, size_t *count, char *err,
+                 size_t esz) {
   const char *p = text, *e = text + len;
   size_t line = 0;
   *count = 0;
@@ -733,23 +600,18 @@ static int s_run(ens_doc *doc, const char *where, const char *text, size_t len, 
     while (t > s && (t[-1] == '\r' || t[-1] == ' ' || t[-1] == '\t')) t--;
     p = nl ? nl + 1 : e;
     if (s == t || *s == '#') continue;
-    s_cmd c;
-    memset(&c, 0, sizeof c);
-    char why[512] = "";
-    int rc = *s == '{' ? s_parse_json(s, (size_t)(t - s), &c, why, sizeof why)
-                       : s_parse_text(s, (size_t)(t - s), &c, why, sizeof why);
-    if (rc == 1) continue;
+    char why[1024] = "";
     ens_txn *txn = NULL;
+    int rc = fn(doc, s, (size_t)(t - s), &txn, why, sizeof why);
+    if (rc == 1) continue;
     if (rc == 0) {
-      int erc = s_build(doc, &c, &txn);
-      if (!erc) erc = ens_doc_apply(doc, txn, ENS_ORIGIN_LOCAL, NULL);
+      int erc = ens_doc_apply(doc, txn, ENS_ORIGIN_LOCAL, NULL);
       if (erc) {
-        snprintf(why, sizeof why, "%s: %s (%s)", s_op_names[c.op], ens_error_last(), ens_error_name(erc));
+        snprintf(why, sizeof why, "%s (%s)", ens_error_last(), ens_error_name(erc));
         rc = -1;
       }
     }
     ens_txn_free(txn);
-    s_cmd_clear(&c);
     if (rc) {
       snprintf(err, esz, "%s:%zu: %s", where, line, why);
       return -1;
@@ -775,11 +637,13 @@ int cli_cmd_edit(int argc, char **argv) {
   if (!script) return cli_fail(s_spec.name, "%s", err);
   ens_doc *doc = NULL;
   size_t count = 0;
-  if (ens_sfd_read_path(path, &doc) != 0) {
-    rc = cli_fail(s_spec.name, "%s: %s", path, ens_error_last());
-  } else if (s_run(doc, strcmp(cmds, "-") == 0 ? "<stdin>" : cmds, script, len, &count, err, sizeof err) != 0) {
+  int svg = cli_kind_of(path) == CLI_KIND_SVG;
+  if ((svg ? ens_svg_read_path(path, &doc) : ens_sfd_read_path(path, &doc)) != 0) {
+    rc = cli_fail(s_spec.name, "%s%s%s", svg ? "" : path, svg ? "" : ": ", ens_error_last());
+  } else if (s_run(doc, svg ? cli_edit_svg_line : s_sfd_line, strcmp(cmds, "-") == 0 ? "<stdin>" : cmds, script, len,
+                   &count, err, sizeof err) != 0) {
     rc = cli_fail(s_spec.name, "%s (nothing written)", err);
-  } else if (ens_sfd_write_path(doc, out) != 0) {
+  } else if ((svg ? ens_svg_write_path(doc, out) : ens_sfd_write_path(doc, out)) != 0) {
     rc = cli_fail(s_spec.name, "%s: %s", out, ens_error_last());
   } else {
     rc = CLI_OK;

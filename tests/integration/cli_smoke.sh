@@ -233,5 +233,47 @@ checks=$((checks + 1))
 [ ! -e "$TMP/bad.png" ] || fail "render of a malformed SVG left a file"
 run "render a bad size" 2 "$BIN" render "$TMP/d.svg" -o "$TMP/x.png" --width -3
 
+# --- SVG: edit, one transaction per command --------------------------------------
+cat >"$TMP/e.svg" <<'SVG'
+<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20">
+  <rect id="r" x="1" width="5" height="5" style="fill:red"/>
+  <circle id="c" r="3"/>
+</svg>
+SVG
+cat >"$TMP/e.cmds" <<'CMDS'
+# one of each kind, text and JSON
+set-attr #r x 7
+set-style #r stroke blue dotted
+{"cmd":"translate","elem":"/svg/circle[0]","dx":3,"dy":4}
+raise #r
+group id=both #c #r
+duplicate #both
+ungroup #both-1
+insert /svg end <ellipse rx="1" ry="2"/>
+remove-attr #r width
+delete #c-1
+CMDS
+cat >"$TMP/e.want" <<'SVG'
+<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20">
+  <g id="both"><circle id="c" r="3" transform="translate(3,4)"/>
+  <rect id="r" x="7" height="5" style="fill:red;stroke:blue dotted"/></g>
+  <rect id="r-1" x="7" width="5" height="5" style="fill:red;stroke:blue dotted"/>
+  <ellipse rx="1" ry="2"/>
+</svg>
+SVG
+run "edit of an SVG" 0 "$BIN" edit "$TMP/e.svg" -o "$TMP/e.out.svg" --commands "$TMP/e.cmds" &&
+  { cmp -s "$TMP/e.out.svg" "$TMP/e.want" || { fail "edit of an SVG: unexpected output"; diff "$TMP/e.want" "$TMP/e.out.svg" >&2; }; }
+printf 'translate #r 0 0\n' >"$TMP/e0.cmds"
+run "edit of an SVG that moves by 0" 0 "$BIN" edit "$TMP/e.svg" -o "$TMP/e0.svg" -c "$TMP/e0.cmds" &&
+  { cmp -s "$TMP/e0.svg" "$TMP/e.svg" || fail "translate by 0 changed the file"; }
+printf 'set-attr #r x 2\nungroup #r\n' >"$TMP/ebad.cmds"
+run "edit of an SVG with a bad command" 1 "$BIN" edit "$TMP/e.svg" -o "$TMP/ebad.svg" -c "$TMP/ebad.cmds" &&
+  has "edit of an SVG with a bad command" err 'ebad.cmds:2: ungroup: #r is a <rect>, not a group <g> (ENS_EINVAL) (nothing written)'
+[ -e "$TMP/ebad.svg" ] && fail "a failed SVG edit wrote its output"
+printf 'insert #r 0 <foo:x/>\n' >"$TMP/ens.cmds"
+run "edit of an SVG inserting an undeclared prefix" 1 "$BIN" edit "$TMP/e.svg" -o "$TMP/ens.svg" -c "$TMP/ens.cmds" &&
+  has "edit of an SVG inserting an undeclared prefix" err 'prefix "foo", which is not declared'
+run "edit --help names the drawing commands" 0 "$BIN" edit --help && has "edit --help" out "ungroup ELEM"
+
 echo "cli_smoke: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]
