@@ -44,6 +44,18 @@ int ens_svg_read(const void *data, size_t len, ens_doc **out) {
   if (enc) {
     size_t cn;
     if ((rc = ens__svg_iconv(enc, "UTF-8", text, n, &conv, &cn))) goto done;
+    /* the writer converts back: only an encoding whose text comes back as
+     * the same bytes keeps the file whole (UTF-7, for one, can write the
+     * same text in more than one way) */
+    char *back = NULL;
+    size_t bn = 0;
+    int same = ens__svg_iconv("UTF-8", enc, conv, cn, &back, &bn) == 0 && bn == n && memcmp(back, text, n) == 0;
+    free(back);
+    if (!same) {
+      rc = ens__error(ENS_EDECODE, "line 1: text in %s does not convert back to the same bytes, so it could not be "
+                                   "written back unchanged; convert the file to UTF-8 first", enc);
+      goto done;
+    }
     text = conv;
     n = cn;
   }
