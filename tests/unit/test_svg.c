@@ -363,6 +363,10 @@ static void test_malformed_refused_with_line(void **state) {
   (void)state;
   s_refused("<svg>\n<g>\n</svg>\n", "line 3:");
   s_refused("<svg a='1' a='2'/>", "line 1:");
+  static const char nul[] = "<svg>\n</svg>\n\0\0<g/>";
+  ens_doc *doc = NULL;
+  assert_int_equal(ens_svg_read(nul, sizeof nul - 1, &doc), ENS_EDECODE);
+  assert_non_null(strstr(ens_error_last(), "line 3: a NUL byte"));
   s_refused("", "empty");
   s_refused("<svg>&undeclared;</svg>", "line 1:");
   s_refused("<svg/><svg/>", "line 1:");

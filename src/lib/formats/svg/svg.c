@@ -59,6 +59,15 @@ int ens_svg_read(const void *data, size_t len, ens_doc **out) {
     text = conv;
     n = cn;
   }
+  /* XML has no NUL character; libxml2 may stop reading at one and accept
+   * what came before, which would lose the rest on writing */
+  const char *nul = memchr(text, '\0', n);
+  if (nul) {
+    size_t line = 1;
+    for (const char *p = text; p < nul; p++) line += *p == '\n';
+    rc = ens__error(ENS_EDECODE, "line %zu: a NUL byte, which XML does not allow", line);
+    goto done;
+  }
   ens_doc *doc = ens_doc_new(ENS_SVG_KIND, 0);
   if (!doc) {
     rc = ENS_ENOMEM;
