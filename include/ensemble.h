@@ -10,5 +10,6 @@
 #include "ensemble/diff.h"
 #include "ensemble/sfd.h"
 #include "ensemble/glyph.h"
+#include "ensemble/session.h"
 
 #endif
