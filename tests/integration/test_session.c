@@ -1,0 +1,311 @@
+/* Sessions on loopback: a server and four clients in one process, each
+ * client committing a few hundred random transactions with undo and redo.
+ * Afterwards every replica's hash equals the server's, and every
+ * transaction a client saw acknowledged is in the server's log with that
+ * client's site and number. Then the same with random disconnects and two
+ * server restarts from the store. Bounded in time; ENS_SEED replays. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <unistd.h>
+
+#include "ensemble.h"
+#include "session/net.h"
+#include "session/store.h"
+#include "testutil.h"
+
+enum { CLIENTS = 4, TXNS = 300, DOC_OBJECTS = 200 };
+
+typedef struct {
+  ens_session *s;
+  tu_rng r;
+  uint64_t (*acked)[2]; /* ctn, seq */
+  size_t nacked, cap;
+  size_t rejected, connected, reconnecting, resets, joined;
+  int done;
+} s_client;
+
+static void s_on_event(ens_session *s, const ens_session_event *ev, void *user) {
+  (void)s;
+  s_client *c = user;
+  switch (ev->kind) {
+  case ENS_SESSION_ACKED:
+    if (c->nacked == c->cap) {
+      c->cap = c->cap ? c->cap * 2 : 256;
+      c->acked = realloc(c->acked, c->cap * sizeof *c->acked);
+      assert_non_null(c->acked);
+    }
+    c->acked[c->nacked][0] = ev->ctn;
+    c->acked[c->nacked][1] = ev->seq;
+    c->nacked++;
+    break;
+  case ENS_SESSION_REJECTED: c->rejected++; break;
+  case ENS_SESSION_CONNECTED: c->connected++; break;
+  case ENS_SESSION_RECONNECTING: c->reconnecting++; break;
+  case ENS_SESSION_RESET: c->resets++; break;
+  case ENS_SESSION_JOINED: c->joined++; break;
+  default: break;
+  }
+}
+
+typedef struct {
+  char dir[64], store[128], endpoint[256];
+  uint32_t log_keep;
+  ens_server *srv;
+  ens_doc *initial;
+  s_client c[CLIENTS];
+} s_world;
+
+static void s_server_up(s_world *w) {
+  ens_server_opts o;
+  memset(&o, 0, sizeof o);
+  o.endpoint = w->endpoint[0] ? w->endpoint : "tcp://127.0.0.1:*";
+  o.store_path = w->store;
+  o.initial = w->initial;
+  o.checkpoint_every = 200; /* several checkpoints per run */
+  o.log_keep = w->log_keep;
+  o.heartbeat_ms = 200;
+  for (int tries = 0;; tries++) {
+    int rc = ens_server_new(&o, &w->srv);
+    if (rc == 0) break;
+    if (tries > 50) fail_msg("server: %s", ens_error_last());
+    usleep(20000); /* the port may still be held a moment after a restart */
+  }
+  snprintf(w->endpoint, sizeof w->endpoint, "%s", ens_server_endpoint(w->srv));
+}
+
+static void s_pump(s_world *w) {
+  assert_int_equal(ens_server_poll(w->srv, 0), 0);
+  for (int k = 0; k < CLIENTS; k++)
+    if (ens_session_poll(w->c[k].s, 0)) fail_msg("client %d: %s", k, ens_error_last());
+}
+
+static void s_setup_world(s_world *w, const char *name, uint32_t log_keep) {
+  memset(w, 0, sizeof *w);
+  w->log_keep = log_keep;
+  snprintf(w->dir, sizeof w->dir, "/tmp/ens-session-XXXXXX");
+  assert_non_null(mkdtemp(w->dir));
+  snprintf(w->store, sizeof w->store, "%s/log.db", w->dir);
+  tu_rng r = {tu_seed(name, 20261203)};
+  w->initial = tu_random_doc(&r, 0xfff0, DOC_OBJECTS);
+  s_server_up(w);
+  for (int k = 0; k < CLIENTS; k++) {
+    s_client *c = &w->c[k];
+    c->r.s = r.s + 1000u * (uint64_t)(k + 1);
+    char cname[32];
+    snprintf(cname, sizeof cname, "client %d", k);
+    ens_session_opts so;
+    memset(&so, 0, sizeof so);
+    so.endpoint = w->endpoint;
+    so.name = cname;
+    so.colour = 0x102030u * (uint32_t)(k + 1);
+    so.on_event = s_on_event;
+    so.user = c;
+    assert_int_equal(ens_session_new(&so, &c->s), 0);
+  }
+  int64_t deadline = ens__now_ms() + 10000;
+  for (;;) {
+    s_pump(w);
+    int live = 0;
+    for (int k = 0; k < CLIENTS; k++) live += ens_session_is_live(w->c[k].s);
+    if (live == CLIENTS) break;
+    if (ens__now_ms() > deadline) fail_msg("only %d of %d clients joined", live, CLIENTS);
+  }
+}
+
+/* One user action of client k: a change, an undo or a redo. */
+static void s_act(s_world *w, int k) {
+  s_client *c = &w->c[k];
+  ens_doc *doc = ens_session_doc(c->s);
+  if (!doc) return;
+  uint32_t dice = tu_below(&c->r, 100);
+  if (dice < 15) {
+    ens_session_undo(c->s, NULL);
+  } else if (dice < 25) {
+    ens_session_redo(c->s, NULL);
+  } else {
+    ens_txn *t = tu_random_txn(&c->r, doc, 3);
+    ens_session_commit(c->s, t); /* an invalid one fails here, locally: fine */
+    ens_txn_free(t);
+  }
+  c->done++;
+}
+
+static void s_settle(s_world *w, int seconds) {
+  int64_t deadline = ens__now_ms() + seconds * 1000;
+  for (;;) {
+    s_pump(w);
+    int done = 0;
+    for (int k = 0; k < CLIENTS; k++) {
+      ens_session *s = w->c[k].s;
+      done += ens_session_is_live(s) && ens_session_pending(s) == 0 && ens_session_seq(s) == ens_server_head(w->srv);
+    }
+    if (done == CLIENTS) return;
+    if (ens__now_ms() > deadline) {
+      for (int k = 0; k < CLIENTS; k++)
+        print_message("client %d: live %d pending %zu seq %llu (server %llu)\n", k, ens_session_is_live(w->c[k].s),
+                      ens_session_pending(w->c[k].s), (unsigned long long)ens_session_seq(w->c[k].s),
+                      (unsigned long long)ens_server_head(w->srv));
+      fail_msg("clients did not settle in %d s", seconds);
+    }
+  }
+}
+
+typedef struct {
+  uint64_t seq;
+  uint32_t site;
+  uint64_t ctn;
+  int found;
+} s_probe;
+
+static int s_find(const ens__entry *e, void *user) {
+  s_probe *p = user;
+  if (e->seq == p->seq) p->found = e->site == p->site && e->ctn == p->ctn ? 1 : -1;
+  return 0;
+}
+
+static void s_verify(s_world *w, int all_in_log) {
+  uint64_t h = ens_doc_hash(ens_server_doc(w->srv));
+  for (int k = 0; k < CLIENTS; k++) {
+    ens_doc *d = ens_session_doc(w->c[k].s);
+    if (ens_doc_hash(d) != h) fail_msg("client %d diverged from the server", k);
+  }
+  uint64_t head = ens_server_head(w->srv);
+  uint32_t sites[CLIENTS];
+  for (int k = 0; k < CLIENTS; k++) sites[k] = ens_session_site(w->c[k].s);
+  ens_server_free(w->srv);
+  w->srv = NULL;
+  /* every acknowledged transaction is in the log, as its author's */
+  ens__store *st;
+  assert_int_equal(ens__store_open(w->store, &st), 0);
+  assert_true(ens__store_head(st) == head);
+  size_t checked = 0, trimmed = 0;
+  for (int k = 0; k < CLIENTS; k++) {
+    s_client *c = &w->c[k];
+    for (size_t i = 0; i < c->nacked; i++) {
+      s_probe p = {c->acked[i][1], sites[k], c->acked[i][0], 0};
+      if (p.seq < ens__store_first(st)) {
+        trimmed++; /* checkpointed: the snapshot holds it */
+        continue;
+      }
+      assert_int_equal(ens__store_read(st, p.seq, p.seq, s_find, &p), 0);
+      if (p.found != 1) fail_msg("client %d: ack of ctn %llu as seq %llu is not in the log", k,
+                                 (unsigned long long)p.ctn, (unsigned long long)p.seq);
+      checked++;
+    }
+  }
+  ens__store_close(st);
+  if (all_in_log) assert_true(trimmed == 0);
+  print_message("head %llu; %zu acks found in the log, %zu before its first entry\n", (unsigned long long)head,
+                checked, trimmed);
+}
+
+static void s_teardown_world(s_world *w) {
+  for (int k = 0; k < CLIENTS; k++) {
+    ens_session_free(w->c[k].s);
+    free(w->c[k].acked);
+  }
+  ens_server_free(w->srv);
+  ens_doc_free(w->initial);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+static void test_four_clients_converge(void **state) {
+  (void)state;
+  static s_world w;
+  s_setup_world(&w, "session-converge", 1000000);
+  for (int i = 0; i < TXNS; i++) {
+    for (int k = 0; k < CLIENTS; k++) s_act(&w, k);
+    s_pump(&w);
+  }
+  s_settle(&w, 30);
+  size_t acked = 0, rejected = 0;
+  for (int k = 0; k < CLIENTS; k++) {
+    acked += w.c[k].nacked;
+    rejected += w.c[k].rejected;
+    assert_true(w.c[k].joined >= CLIENTS - 1);
+  }
+  print_message("%zu acked, %zu rejected\n", acked, rejected);
+  assert_true(acked > TXNS);
+  s_verify(&w, 1);
+  s_teardown_world(&w);
+}
+
+static void test_disconnects_and_server_restarts(void **state) {
+  (void)state;
+  static s_world w;
+  s_setup_world(&w, "session-faults", 1000000);
+  int restarts = 0;
+  size_t drops = 0;
+  for (int i = 0; i < TXNS; i++) {
+    for (int k = 0; k < CLIENTS; k++) {
+      s_act(&w, k);
+      if (tu_below(&w.c[k].r, 100) < 2) {
+        ens_session_reconnect(w.c[k].s);
+        drops++;
+      }
+    }
+    s_pump(&w);
+    if (i == TXNS / 3 || i == 2 * TXNS / 3) {
+      ens_server_free(w.srv); /* checkpoint, file written, clients told */
+      w.srv = NULL;
+      s_server_up(&w);
+      restarts++;
+    }
+  }
+  s_settle(&w, 60);
+  size_t acked = 0, reconnects = 0;
+  for (int k = 0; k < CLIENTS; k++) {
+    acked += w.c[k].nacked;
+    reconnects += w.c[k].reconnecting;
+  }
+  print_message("%zu acked, %zu dropped connections, %zu reconnects after faults, %d restarts\n", acked, drops,
+                reconnects, restarts);
+  assert_true(reconnects >= (size_t)restarts);
+  s_verify(&w, 1);
+  s_teardown_world(&w);
+}
+
+/* A client away while the log is trimmed past it comes back through a
+ * snapshot: its document is replaced and its changes made while away are
+ * put back on and sent. */
+static void test_far_behind_client_gets_a_snapshot(void **state) {
+  (void)state;
+  static s_world w;
+  s_setup_world(&w, "session-snapshot", 20);
+  s_client *away = &w.c[0];
+  for (int i = 0; i < 30; i++) s_act(&w, 0); /* its own edits, unsent until it polls */
+  ens_session_reconnect(away->s);
+  int64_t deadline = ens__now_ms() + 20000;
+  while (ens_server_head(w.srv) < 400) {
+    assert_int_equal(ens_server_poll(w.srv, 0), 0);
+    for (int k = 1; k < CLIENTS; k++) {
+      s_act(&w, k);
+      assert_int_equal(ens_session_poll(w.c[k].s, 0), 0);
+    }
+    if (ens__now_ms() > deadline) fail_msg("the others made too little progress");
+  }
+  size_t pending = ens_session_pending(away->s);
+  s_settle(&w, 30);
+  print_message("away client: %zu pending before its return, %zu acked, %zu rejected, %zu resets\n", pending,
+                away->nacked, away->rejected, away->resets);
+  assert_true(away->resets >= 1);
+  s_verify(&w, 0);
+  s_teardown_world(&w);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_four_clients_converge),
+      cmocka_unit_test(test_disconnects_and_server_restarts),
+      cmocka_unit_test(test_far_behind_client_gets_a_snapshot),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
