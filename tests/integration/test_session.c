@@ -301,8 +301,97 @@ static void test_far_behind_client_gets_a_snapshot(void **state) {
   s_teardown_world(&w);
 }
 
+static void s_wait_head(s_world *w, uint64_t head) {
+  int64_t deadline = ens__now_ms() + 5000;
+  while (ens_server_head(w->srv) < head) {
+    assert_int_equal(ens_server_poll(w->srv, 10), 0);
+    if (ens__now_ms() > deadline) fail_msg("the server did not reach %llu", (unsigned long long)head);
+  }
+}
+
+static void s_wait_seq(s_world *w, int k, uint64_t seq) {
+  int64_t deadline = ens__now_ms() + 5000;
+  while (ens_session_seq(w->c[k].s) < seq) {
+    assert_int_equal(ens_session_poll(w->c[k].s, 10), 0);
+    if (ens__now_ms() > deadline) fail_msg("client %d did not reach %llu", k, (unsigned long long)seq);
+  }
+}
+
+static int64_t s_get_int(ens_session *s, ens_id id, const char *key) {
+  ens_value v;
+  const ens_obj *o = ens_doc_get(ens_session_doc(s), id);
+  assert_non_null(o);
+  assert_int_equal(ens_obj_get(o, key, &v), 0);
+  assert_int_equal(v.type, ENS_INT);
+  return v.u.i;
+}
+
+static void s_set_int(ens_session *s, ens_id id, const char *key, int64_t v) {
+  ens_txn *t = ens_txn_new("Set", NULL);
+  assert_int_equal(ens_txn_set(t, id, key, ens_int(v)), 0);
+  assert_int_equal(ens_session_commit(s, t), 0);
+  ens_txn_free(t);
+}
+
+/* DESIGN.md's rules, step by step with two clients A and B: B's value for a
+ * property A has a pending change to arrives beneath A's and is not shown;
+ * A's undo then restores B's value (the state beneath A's step in the
+ * server's order) rather than skipping it; a change the server refuses
+ * leaves the document and the undo stack. */
+static void test_pending_masks_remote_and_undo_follows_server_order(void **state) {
+  (void)state;
+  static s_world w;
+  s_setup_world(&w, "session-undo", 1000000);
+  ens_session *a = w.c[0].s, *b = w.c[1].s;
+  const ens_obj *root = ens_doc_root(ens_session_doc(a));
+  assert_true(ens_obj_child_count(root) >= 2);
+  ens_id x = ens_obj_id(ens_obj_child(root, 0)), y = ens_obj_id(ens_obj_child(root, 1));
+  s_set_int(a, x, "v", 0);
+  s_settle(&w, 10);
+  uint64_t h = ens_server_head(w.srv);
+
+  s_set_int(b, x, "v", 2);   /* B first in the server's order */
+  s_wait_head(&w, h + 1);
+  s_set_int(a, x, "v", 1);   /* A's, still pending */
+  s_wait_seq(&w, 0, h + 1);  /* B's arrives at A beneath A's pending one */
+  assert_int_equal(ens_session_pending(a), 1);
+  assert_int_equal(s_get_int(a, x, "v"), 1); /* recorded, not shown */
+  s_settle(&w, 10);
+  for (int k = 0; k < CLIENTS; k++) assert_int_equal(s_get_int(w.c[k].s, x, "v"), 1);
+
+  ens_undo_report rep;
+  assert_int_equal(ens_session_undo(a, &rep), 0);
+  assert_int_equal(rep.skipped, 0);
+  ens_undo_report_clear(&rep);
+  assert_int_equal(s_get_int(a, x, "v"), 2);
+  s_settle(&w, 10);
+  for (int k = 0; k < CLIENTS; k++) assert_int_equal(s_get_int(w.c[k].s, x, "v"), 2);
+  assert_int_equal(ens_session_redo(a, NULL), 0);
+  s_settle(&w, 10);
+  for (int k = 0; k < CLIENTS; k++) assert_int_equal(s_get_int(w.c[k].s, x, "v"), 1);
+
+  /* B deletes y first; A's edit of y is refused by the server */
+  h = ens_server_head(w.srv);
+  size_t steps = ens_undo_undo_count(ens_session_undo_manager(a));
+  ens_txn *del = ens_txn_new("Delete", NULL);
+  assert_int_equal(ens_txn_delete(del, y), 0);
+  assert_int_equal(ens_session_commit(b, del), 0);
+  ens_txn_free(del);
+  s_wait_head(&w, h + 1);
+  s_set_int(a, y, "v", 5);
+  assert_int_equal(ens_undo_undo_count(ens_session_undo_manager(a)), steps + 1);
+  size_t rejected = w.c[0].rejected;
+  s_settle(&w, 10);
+  assert_int_equal(w.c[0].rejected, rejected + 1);
+  assert_null(ens_doc_get(ens_session_doc(a), y));
+  assert_int_equal(ens_undo_undo_count(ens_session_undo_manager(a)), steps);
+  s_verify(&w, 1);
+  s_teardown_world(&w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pending_masks_remote_and_undo_follows_server_order),
       cmocka_unit_test(test_four_clients_converge),
       cmocka_unit_test(test_disconnects_and_server_restarts),
       cmocka_unit_test(test_far_behind_client_gets_a_snapshot),

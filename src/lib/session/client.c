@@ -266,11 +266,12 @@ static int s_on_snapshot(ens_session *s, const ens__msg *m) {
   }
   ens_doc_set_site(doc, s->site);
   int had = s->doc != NULL;
-  ens__pending_rebase_onto(&s->pend, doc, s->welcome_ctn);
+  ens__pending_rebase_onto(&s->pend, doc, NULL, s->welcome_ctn);
   if ((rc = s_adopt(s, doc))) {
     ens_doc_free(doc);
     return rc;
   }
+  s->pend.undo = s->undo;
   s->seq = s->snap_seq;
   s->state = S_CATCHUP;
   if (had) s_event_simple(s, ENS_SESSION_RESET, NULL);
@@ -562,7 +563,7 @@ int ens_session_new(const ens_session_opts *opts, ens_session **out) {
     ens_session_free(s);
     return rc;
   }
-  ens__pending_init(&s->pend, NULL);
+  ens__pending_init(&s->pend, NULL, NULL);
   s->next_ctn = 1;
   s->backoff = BACKOFF_MIN;
   s->state = S_DOWN;

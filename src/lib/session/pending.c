@@ -4,11 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/doc.h"
+#include "../txn/undo_int.h"
 #include "../util/error.h"
 
-void ens__pending_init(ens__pending *q, ens_doc *doc) {
+void ens__pending_init(ens__pending *q, ens_doc *doc, ens_undo *undo) {
   memset(q, 0, sizeof *q);
   q->doc = doc;
+  q->undo = undo;
 }
 
 static void s_free_item(ens__pend *p) {
@@ -52,6 +55,7 @@ int ens__pending_push(ens__pending *q, uint64_t ctn, const ens_txn *txn, const e
   ens__pend p;
   memset(&p, 0, sizeof p);
   p.ctn = ctn;
+  p.stamp = q->doc ? q->doc->clock : 0;
   int rc = s_copy(txn, &p.txn, &p.bytes, &p.len);
   if (rc == 0 && inverse) rc = s_copy(inverse, &p.inv, NULL, NULL);
   if (rc) {
@@ -84,7 +88,13 @@ static void s_on(ens__pending *q, size_t from) {
   q->rebasing++;
   for (size_t i = from; i < q->n; i++) {
     ens__pend *p = &q->items[i];
-    if (ens_doc_apply(q->doc, p->txn, ENS_ORIGIN_LOCAL, &p->inv) != 0) p->inv = NULL;
+    if (ens_doc_apply(q->doc, p->txn, ENS_ORIGIN_LOCAL, &p->inv) != 0) {
+      p->inv = NULL;
+      continue;
+    }
+    /* its undo step now sits on top of what came beneath it */
+    if (q->undo) ens__undo_restamp(q->undo, p->stamp, q->doc->clock, p->inv);
+    p->stamp = q->doc->clock;
   }
   q->rebasing--;
 }
@@ -114,6 +124,7 @@ int ens__pending_accept_head(ens__pending *q) {
 int ens__pending_reject_head(ens__pending *q) {
   if (!q->n) return ens__error(ENS_EINVAL, "no pending transaction to reject");
   int rc = s_off(q, 0);
+  if (q->undo) ens__undo_forget(q->undo, q->items[0].stamp);
   s_pop(q);
   s_on(q, 0);
   return rc;
@@ -129,16 +140,18 @@ int ens__pending_remote(ens__pending *q, const ens_txn *remote) {
   return rc;
 }
 
-void ens__pending_rebase_onto(ens__pending *q, ens_doc *doc, uint64_t upto) {
+void ens__pending_rebase_onto(ens__pending *q, ens_doc *doc, ens_undo *undo, uint64_t upto) {
   size_t keep = 0;
   for (size_t i = 0; i < q->n; i++) {
     ens__pend *p = &q->items[i];
-    ens_txn_free(p->inv); /* inverses of the old document mean nothing on the new one */
+    ens_txn_free(p->inv); /* inverses and stamps of the old document mean nothing on the new one */
     p->inv = NULL;
+    p->stamp = 0;
     if (p->ctn <= upto) s_free_item(p);
     else q->items[keep++] = *p;
   }
   q->n = keep;
   q->doc = doc;
+  q->undo = undo;
   s_on(q, 0);
 }

@@ -13,7 +13,7 @@
 #ifndef ENS_SESSION_PENDING_H
 #define ENS_SESSION_PENDING_H
 
-#include "ensemble/txn.h"
+#include "ensemble/undo.h"
 
 typedef struct {
   uint64_t ctn;
@@ -22,19 +22,22 @@ typedef struct {
   unsigned char *bytes; /* wire form, owned */
   size_t len;
   int sent;
+  uint64_t stamp; /* document clock after its last apply: names its undo step */
 } ens__pend;
 
 typedef struct {
-  ens_doc *doc; /* borrowed */
+  ens_doc *doc;   /* borrowed */
+  ens_undo *undo; /* borrowed; its steps follow the queue's (undo_int.h) */
   ens__pend *items;
   size_t n, cap;
   int rebasing; /* applies made by the queue itself: not new local changes */
 } ens__pending;
 
-void ens__pending_init(ens__pending *q, ens_doc *doc);
+void ens__pending_init(ens__pending *q, ens_doc *doc, ens_undo *undo);
 void ens__pending_clear(ens__pending *q);
 
-/* Records a transaction just applied locally (copies txn and inverse). */
+/* Records a transaction just applied locally (copies txn and inverse);
+ * called from the document's observer, so the clock names its step. */
 int ens__pending_push(ens__pending *q, uint64_t ctn, const ens_txn *txn, const ens_txn *inverse);
 
 /* The head was accepted by the server: it is now part of the server's
@@ -48,7 +51,8 @@ int ens__pending_reject_head(ens__pending *q);
  * document has diverged and the caller resynchronises. */
 int ens__pending_remote(ens__pending *q, const ens_txn *remote);
 /* Moves the queue onto another document (after a snapshot), dropping the
- * items with ctn <= upto and putting the others on it. */
-void ens__pending_rebase_onto(ens__pending *q, ens_doc *doc, uint64_t upto);
+ * items with ctn <= upto and putting the others on it. The undo manager
+ * is the new document's (its steps start afresh). */
+void ens__pending_rebase_onto(ens__pending *q, ens_doc *doc, ens_undo *undo, uint64_t upto);
 
 #endif
