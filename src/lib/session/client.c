@@ -33,7 +33,8 @@ struct ens_session {
   ens__pending pend;
   uint64_t next_ctn;
   uint32_t site;
-  uint64_t epoch, seq;
+  uint64_t epoch, seq;  /* what the document holds (0, 0 asks for a snapshot) */
+  uint64_t server_epoch; /* the history our transaction numbers belong to */
   s_state state;
   uint64_t welcome_head, welcome_ctn;
   uint32_t window, heartbeat_ms;
@@ -226,8 +227,15 @@ static int s_on_welcome(ens_session *s, const ens__msg *m) {
   s->welcome_ctn = m->ctn;
   s->window = m->window > 4096 ? 4096 : (uint32_t)m->window;
   s->heartbeat_ms = m->heartbeat_ms < 50 ? 50 : m->heartbeat_ms > 60000 ? 60000 : (uint32_t)m->heartbeat_ms;
+  if (s->server_epoch && m->epoch != s->server_epoch) {
+    /* another history (the server's store was replaced): it has seen none
+     * of ours, so they are numbered again after what it knows of us */
+    for (size_t i = 0; i < s->pend.n; i++) s->pend.items[i].ctn = m->ctn + 1 + i;
+    s->next_ctn = m->ctn + 1 + s->pend.n;
+  }
   for (size_t i = 0; i < s->pend.n; i++) s->pend.items[i].sent = s->pend.items[i].ctn <= m->ctn;
   if (s->next_ctn <= m->ctn) s->next_ctn = m->ctn + 1; /* never reuse a number the server has seen */
+  s->server_epoch = m->epoch;
   if (m->mode == 1) {
     s->state = S_SNAPSHOT;
     s->snap.len = 0;

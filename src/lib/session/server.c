@@ -658,6 +658,10 @@ void ens_server_free(ens_server *s) {
       for (size_t i = 0; i < s->npeers; i++)
         s_send_error_rid(s, s->peers[i]->rid, s->peers[i]->rid_len, ENS_PERR_SHUTDOWN, "server shutting down");
   }
+  if (s->npeers && s->sock) {
+    int linger = 200; /* long enough for "shutting down" to leave */
+    zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
+  }
   while (s->npeers) s_peer_remove(s, s->npeers - 1, 0);
   s_out_clear(s);
   free(s->out);
