@@ -4,7 +4,10 @@
  *
  *   cc -std=gnu11 -Iinclude -Isrc/lib tests/fuzz/make_session_seeds.c build/libensemble.a -lm \
  *      $(pkg-config --libs libzmq sqlite3) -o /tmp/make_session_seeds
- *   /tmp/make_session_seeds tests/fuzz/corpus/fuzz_session_msg */
+ *   /tmp/make_session_seeds tests/fuzz/corpus/fuzz_session_msg tests/fuzz/corpus/fuzz_session_server
+ *
+ * The second directory gets scripts for fuzz_session_server: messages of
+ * several connections in the record format its header describes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,101 @@ static void s_write(const char *name, const ens__msg *m) {
   ens__buf_free(&b);
 }
 
+/* --- scripts for fuzz_session_server ----------------------------------------- */
+
+static ens_buf s_script = ENS_BUF_INIT;
+
+static void s_rec(int peer, const ens__msg *m) {
+  ens_buf b = ENS_BUF_INIT;
+  if (ens__msg_encode(m, &b)) exit(1);
+  ens__buf_putc(&s_script, (unsigned char)peer);
+  ens__buf_putc(&s_script, (unsigned char)(b.len >> 8));
+  ens__buf_putc(&s_script, (unsigned char)b.len);
+  ens__buf_append(&s_script, b.data, b.len);
+  ens__buf_free(&b);
+}
+
+static void s_script_write(const char *dir, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(s_script.data, 1, s_script.len, f) != s_script.len || fclose(f)) {
+    perror(path);
+    exit(1);
+  }
+  printf("%6zu  %s\n", s_script.len, path);
+  s_script.len = 0;
+}
+
+static ens__msg s_new(int type);
+
+static ens__msg s_hello(unsigned char who, uint64_t epoch, uint64_t seq) {
+  ens__msg m = s_new(ENS_MSG_HELLO);
+  m.vmin = m.vmax = 1;
+  memset(m.client, who, 16);
+  m.epoch = epoch;
+  m.seq = seq;
+  return m;
+}
+
+static ens__msg s_txn(uint64_t ctn, const ens_txn *t, unsigned char **keep) {
+  size_t n;
+  if (ens_txn_encode(t, keep, &n)) exit(1);
+  ens__msg m = s_new(ENS_MSG_TXN);
+  m.ctn = ctn;
+  m.bytes = *keep;
+  m.nbytes = n;
+  return m;
+}
+
+static void s_server_scripts(const char *dir) {
+  mkdir(dir, 0755);
+  unsigned char *b[8] = {0};
+  ens_txn *set = ens_txn_new("Set x", NULL), *move = ens_txn_new("Move", NULL), *del = ens_txn_new("Delete", NULL);
+  ens_txn *ins = ens_txn_new("Add", NULL), *bad = ens_txn_new("Cycle", NULL);
+  ens_txn_set(set, 4, "x", ens_int(12));
+  ens_txn_move(move, 6, 2, "a");
+  ens_txn_delete(del, 3);
+  ens_node *n = ens_txn_insert(ins, 2, "z", ens_id_make(1, 1), "rect");
+  ens_node_set(n, "x", ens_int(1));
+  ens_txn_move(bad, 2, 6, "b");
+  ens__msg m;
+  static const ens_id sel[] = {4, 5};
+
+  /* one client: join, four changes (one refused), presence, ping, bye */
+  m = s_hello(0x11, 0, 0); s_rec(0, &m);
+  m = s_txn(1, set, &b[0]); s_rec(0, &m);
+  m = s_txn(2, ins, &b[1]); s_rec(0, &m);
+  m = s_txn(3, bad, &b[2]); s_rec(0x80, &m);
+  m = s_txn(4, move, &b[3]); s_rec(0x80, &m);
+  m = s_new(ENS_MSG_PRESENCE); m.text = "Ada"; m.ntext = 3; m.colour = 0x3366ff; m.sel = sel; m.nsel = 2; s_rec(0, &m);
+  m = s_new(ENS_MSG_PING); m.token = 1; s_rec(0, &m);
+  m = s_new(ENS_MSG_BYE); s_rec(0x80, &m);
+  s_script_write(dir, "one-client");
+
+  /* two clients, interleaved, a duplicate, a resume with a stale seq */
+  m = s_hello(0x11, 0, 0); s_rec(0, &m);
+  m = s_hello(0x22, 0, 0); s_rec(1, &m);
+  m = s_txn(1, set, &b[4]); s_rec(0, &m);
+  m = s_txn(1, del, &b[5]); s_rec(1, &m);
+  m = s_txn(1, set, &b[6]); s_rec(0x80, &m); /* duplicate */
+  m = s_txn(2, move, &b[7]); s_rec(0x81, &m);
+  m = s_hello(0x22, 1, 1); s_rec(2, &m);     /* the second client again, on a new connection */
+  m = s_new(ENS_MSG_PING); m.token = 2; s_rec(0xc2, &m);
+  m = s_new(ENS_MSG_PING); m.token = 3; s_rec(0x80, &m); /* a connection swept away */
+  s_script_write(dir, "two-clients");
+
+  /* messages before hello, out-of-order ctn, a server-only message */
+  m = s_txn(1, set, &b[0]); s_rec(3, &m);
+  m = s_hello(0x33, 0, 0); s_rec(3, &m);
+  m = s_txn(5, set, &b[0]); s_rec(0x83, &m);
+  m = s_hello(0x44, 0, 0); s_rec(2, &m);
+  m = s_new(ENS_MSG_ACK); m.ctn = 1; m.seq = 1; s_rec(0x82, &m);
+  s_script_write(dir, "misbehaving");
+  for (int i = 0; i < 8; i++) ens_free(b[i]);
+  ens_txn_free(set); ens_txn_free(move); ens_txn_free(del); ens_txn_free(ins); ens_txn_free(bad);
+}
+
 static ens__msg s_new(int type) {
   ens__msg m;
   memset(&m, 0, sizeof m);
@@ -41,10 +139,11 @@ static ens__msg s_new(int type) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: make_session_seeds DIR\n");
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: make_session_seeds MSG_DIR [SERVER_DIR]\n");
     return 2;
   }
+  if (argc == 3) s_server_scripts(argv[2]);
   s_dir = argv[1];
   mkdir(s_dir, 0755);
   static ens__msg m;

@@ -15,6 +15,7 @@
 #include "../util/error.h"
 #include "ensemble/session.h"
 #include "net.h"
+#include "server_int.h"
 #include "store.h"
 
 #define MAX_PEERS 1024
@@ -71,6 +72,7 @@ struct ens_server {
   int running;
   atomic_int stop;
   int thread_rc;
+  size_t sent; /* detached: messages that would have gone out */
 };
 
 /* --- clients and peers --------------------------------------------------------- */
@@ -113,6 +115,10 @@ static s_peer *s_peer_find(ens_server *s, const void *rid, size_t len) {
 
 static int s_send(ens_server *s, s_peer *p, const void *bytes, size_t len) {
   if (p->dead) return ENS_EIO;
+  if (!s->sock) {
+    s->sent++;
+    return 0;
+  }
   if (ens__net_send(s->sock, p->rid, p->rid_len, bytes, len)) {
     p->dead = 1; /* full or gone: it will say hello again */
     return ENS_EIO;
@@ -133,6 +139,10 @@ static void s_send_error_rid(ens_server *s, const void *rid, size_t len, int cod
   m.code = (uint64_t)code;
   m.text = text;
   m.ntext = strlen(text);
+  if (!s->sock) {
+    s->sent++;
+    return;
+  }
   ens__net_send_msg(s->sock, rid, len, &m, &s->scratch);
 }
 
@@ -520,12 +530,8 @@ int ens_server_poll(ens_server *s, int timeout_ms) {
     rc = s_recv_one(s, now);
     if (rc <= 0) break;
   }
-  if (rc >= 0) rc = s_flush(s);
   if (rc < 0) return rc;
-  s_sweep(s, now);
-  if (s->opts.checkpoint_every && s->head - s->checkpoint_seq >= s->opts.checkpoint_every)
-    return ens_server_checkpoint(s);
-  return 0;
+  return ens__server_flush(s, now);
 }
 
 /* --- life ---------------------------------------------------------------------------------- */
@@ -574,9 +580,10 @@ static int s_load(ens_server *s) {
   return r.rc ? r.rc : rc;
 }
 
-int ens_server_new(const ens_server_opts *opts, ens_server **out) {
+static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   *out = NULL;
-  if (!opts || !opts->endpoint || !opts->store_path) return ens__error(ENS_EINVAL, "a server needs an endpoint and a store");
+  if (!opts || (!opts->endpoint && !detached) || !opts->store_path)
+    return ens__error(ENS_EINVAL, "a server needs an endpoint and a store");
   ens_server *s = calloc(1, sizeof *s);
   if (!s) return ens__error(ENS_ENOMEM, "out of memory creating a server");
   s->opts = *opts;
@@ -590,6 +597,10 @@ int ens_server_new(const ens_server_opts *opts, ens_server **out) {
   if ((rc = ens__store_clients(s->store, s_load_client, s))) goto fail;
   if ((rc = s_load(s))) goto fail;
   s->head = s->applied = ens__store_head(s->store);
+  if (detached) {
+    *out = s;
+    return 0;
+  }
   s->ctx = zmq_ctx_new();
   s->sock = s->ctx ? zmq_socket(s->ctx, ZMQ_ROUTER) : NULL;
   if (!s->sock) {
@@ -614,6 +625,27 @@ fail:
   ens_server_free(s);
   return rc;
 }
+
+int ens_server_new(const ens_server_opts *opts, ens_server **out) { return s_new(opts, 0, out); }
+
+int ens__server_new_detached(const ens_server_opts *opts, ens_server **out) { return s_new(opts, 1, out); }
+
+int ens__server_handle(ens_server *s, const void *rid, size_t rid_len, const void *data, size_t len, int64_t now_ms) {
+  if (rid_len == 0 || rid_len > 255) return ens__error(ENS_EINVAL, "a routing id is 1..255 bytes");
+  return s_handle(s, rid, rid_len, data, len, now_ms);
+}
+
+int ens__server_flush(ens_server *s, int64_t now_ms) {
+  int rc = s_flush(s);
+  if (rc) return rc;
+  s_sweep(s, now_ms);
+  if (s->opts.checkpoint_every && s->head - s->checkpoint_seq >= s->opts.checkpoint_every)
+    return ens_server_checkpoint(s);
+  return 0;
+}
+
+size_t ens__server_sent(const ens_server *s) { return s->sent; }
+struct ens__store *ens__server_store(ens_server *s) { return s->store; }
 
 static void *s_thread(void *arg) {
   ens_server *s = arg;
