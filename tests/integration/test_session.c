@@ -426,6 +426,118 @@ static void test_new_store_means_a_new_history(void **state) {
   s_teardown_world(&w);
 }
 
+/* The join race that loses updates in the Clone pattern (REFERENCE.md):
+ * 100 clients join one after another while a writer streams transactions
+ * as fast as its window allows. None may see a gap, and all end equal to
+ * the server. */
+typedef struct {
+  size_t gaps, reconnects;
+} s_joiner;
+
+static void s_on_joiner(ens_session *s, const ens_session_event *ev, void *user) {
+  (void)s;
+  s_joiner *j = user;
+  if (ev->kind != ENS_SESSION_RECONNECTING) return;
+  j->reconnects++;
+  if (ev->message && strstr(ev->message, "gap")) j->gaps++;
+}
+
+static void test_hundred_joins_while_changes_flow(void **state) {
+  (void)state;
+  enum { JOINERS = 100 };
+  char dir[64], store[128];
+  snprintf(dir, sizeof dir, "/tmp/ens-join-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  snprintf(store, sizeof store, "%s/log.db", dir);
+  tu_rng r = {tu_seed("session-join", 20261203)};
+  ens_doc *initial = tu_random_doc(&r, 0xfff0, 100);
+  ens_server_opts o;
+  memset(&o, 0, sizeof o);
+  o.endpoint = "tcp://127.0.0.1:*";
+  o.store_path = store;
+  o.initial = initial;
+  ens_server *srv;
+  assert_int_equal(ens_server_new(&o, &srv), 0);
+  assert_int_equal(ens_server_start(srv), 0);
+  ens_session_opts so;
+  memset(&so, 0, sizeof so);
+  so.endpoint = ens_server_endpoint(srv);
+  so.undo_depth = 10;
+  ens_session *writer;
+  assert_int_equal(ens_session_new(&so, &writer), 0);
+  while (!ens_session_is_live(writer)) assert_int_equal(ens_session_poll(writer, 10), 0);
+  const ens_obj *root = ens_doc_root(ens_session_doc(writer));
+  ens_id targets[8];
+  for (int i = 0; i < 8; i++) targets[i] = ens_obj_id(ens_obj_child(root, (size_t)i % ens_obj_child_count(root)));
+
+  static ens_session *j[JOINERS];
+  static s_joiner jst[JOINERS];
+  memset(jst, 0, sizeof jst);
+  int joined = 0;
+  uint64_t committed = 0;
+  int64_t start = ens__now_ms(), next_join = start, deadline = start + 60000;
+  for (;;) {
+    int64_t now = ens__now_ms();
+    /* keep the window full */
+    while (ens_session_pending(writer) < 64) {
+      ens_txn *t = ens_txn_new("Set", NULL);
+      assert_int_equal(ens_txn_set(t, targets[committed % 8], "n", ens_int((int64_t)committed)), 0);
+      assert_int_equal(ens_session_commit(writer, t), 0);
+      ens_txn_free(t);
+      committed++;
+    }
+    assert_int_equal(ens_session_poll(writer, 0), 0);
+    if (joined < JOINERS && now >= next_join) {
+      ens_session_opts jo = so;
+      jo.on_event = s_on_joiner;
+      jo.user = &jst[joined];
+      assert_int_equal(ens_session_new(&jo, &j[joined]), 0);
+      joined++;
+      next_join = now + 10;
+    }
+    int live = 0;
+    for (int k = 0; k < joined; k++) {
+      assert_int_equal(ens_session_poll(j[k], 0), 0);
+      live += ens_session_is_live(j[k]);
+    }
+    if (joined == JOINERS && live == JOINERS && now - start > 1500) break;
+    if (now > deadline) fail_msg("only %d of %d joined", live, joined);
+  }
+  double secs = (double)(ens__now_ms() - start) / 1000.0;
+  /* stop writing; let everyone catch up */
+  int64_t settle = ens__now_ms() + 30000;
+  for (;;) {
+    assert_int_equal(ens_session_poll(writer, 1), 0);
+    int done = ens_session_pending(writer) == 0;
+    for (int k = 0; k < JOINERS; k++) {
+      assert_int_equal(ens_session_poll(j[k], 0), 0);
+      done &= ens_session_seq(j[k]) == ens_session_seq(writer);
+    }
+    if (done) break;
+    if (ens__now_ms() > settle) fail_msg("joiners did not catch up");
+  }
+  assert_int_equal(ens_server_stop(srv), 0);
+  uint64_t h = ens_doc_hash(ens_server_doc(srv));
+  assert_true(ens_doc_hash(ens_session_doc(writer)) == h);
+  size_t gaps = 0, reconnects = 0;
+  for (int k = 0; k < JOINERS; k++) {
+    if (ens_doc_hash(ens_session_doc(j[k])) != h) fail_msg("joiner %d differs from the server", k);
+    gaps += jst[k].gaps;
+    reconnects += jst[k].reconnects;
+  }
+  print_message("%llu transactions in %.1f s (%.0f/s) while %d clients joined; %zu gaps, %zu reconnects\n",
+                (unsigned long long)ens_server_head(srv), secs, (double)ens_server_head(srv) / secs, JOINERS, gaps,
+                reconnects);
+  assert_int_equal(gaps, 0);
+  for (int k = 0; k < JOINERS; k++) ens_session_free(j[k]);
+  ens_session_free(writer);
+  ens_server_free(srv);
+  ens_doc_free(initial);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pending_masks_remote_and_undo_follows_server_order),
@@ -433,6 +545,7 @@ int main(void) {
       cmocka_unit_test(test_disconnects_and_server_restarts),
       cmocka_unit_test(test_far_behind_client_gets_a_snapshot),
       cmocka_unit_test(test_new_store_means_a_new_history),
+      cmocka_unit_test(test_hundred_joins_while_changes_flow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
