@@ -16,6 +16,7 @@ static const cli_option s_options[] = {
     {"bind", 'b', "ENDPOINT", "where clients connect (default tcp://127.0.0.1:7890; port * picks one)"},
     {"store", 's', "PATH", "the session log (default FILE.ensemble)"},
     {"checkpoint-every", 0, "N", "changes between checkpoints and write-backs (default 1000)"},
+    {"log-keep", 0, "N", "log entries kept behind a checkpoint for clients catching up (default 10000)"},
     {"keys", 0, "DIR", "server key pair for encryption (not available yet)"},
     {"authorized-keys", 0, "FILE", "client keys allowed in (not available yet)"},
     {0}};
@@ -67,6 +68,7 @@ int cli_cmd_serve(int argc, char **argv) {
   const char *bind = cli_opt(&s_spec, &args, "bind");
   const char *store = cli_opt(&s_spec, &args, "store");
   const char *every = cli_opt(&s_spec, &args, "checkpoint-every");
+  const char *keep = cli_opt(&s_spec, &args, "log-keep");
   if (cli_opt(&s_spec, &args, "keys") || cli_opt(&s_spec, &args, "authorized-keys"))
     return cli_fail(s_spec.name, "encryption (--keys, --authorized-keys) is not available yet");
   if (!bind) bind = "tcp://127.0.0.1:7890";
@@ -78,6 +80,8 @@ int cli_cmd_serve(int argc, char **argv) {
   }
   long n = every ? strtol(every, NULL, 10) : 1000;
   if (n <= 0) return cli_usage_error(&s_spec, "--checkpoint-every wants a positive number");
+  long k = keep ? strtol(keep, NULL, 10) : 10000;
+  if (k <= 0 || k > 0x7fffffffL) return cli_usage_error(&s_spec, "--log-keep wants a positive number");
 
   ens_doc *initial = NULL;
   char err[512];
@@ -92,6 +96,7 @@ int cli_cmd_serve(int argc, char **argv) {
   o.store_path = store;
   o.initial = initial;
   o.checkpoint_every = (uint32_t)n;
+  o.log_keep = (uint32_t)k;
   o.on_checkpoint = s_write_back;
   o.user = &target;
   ens_server *srv;
