@@ -26,7 +26,9 @@ typedef struct {
   tu_rng r;
   uint64_t (*acked)[2]; /* ctn, seq */
   size_t nacked, cap;
-  size_t rejected, connected, reconnecting, resets, joined;
+  size_t rejected, connected, reconnecting, resets, joined, left, presence;
+  uint32_t last_colour;
+  size_t last_selection;
   int done;
   int forget_acks_on_reset; /* acks before a new history are not in its log */
 } s_client;
@@ -53,6 +55,12 @@ static void s_on_event(ens_session *s, const ens_session_event *ev, void *user) 
     if (c->forget_acks_on_reset) c->nacked = 0;
     break;
   case ENS_SESSION_JOINED: c->joined++; break;
+  case ENS_SESSION_LEFT: c->left++; break;
+  case ENS_SESSION_PRESENCE:
+    c->presence++;
+    c->last_colour = ev->colour;
+    c->last_selection = ev->selection_count;
+    break;
   default: break;
   }
 }
@@ -86,7 +94,7 @@ static void s_server_up(s_world *w) {
 static void s_pump(s_world *w) {
   assert_int_equal(ens_server_poll(w->srv, 0), 0);
   for (int k = 0; k < CLIENTS; k++)
-    if (ens_session_poll(w->c[k].s, 0)) fail_msg("client %d: %s", k, ens_error_last());
+    if (w->c[k].s && ens_session_poll(w->c[k].s, 0)) fail_msg("client %d: %s", k, ens_error_last());
 }
 
 static void s_setup_world(s_world *w, const char *name, uint32_t log_keep) {
@@ -538,6 +546,32 @@ static void test_hundred_joins_while_changes_flow(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* Presence is relayed: a selection reaches the others with the sender's
+ * colour, and a client that leaves is reported gone. */
+static void test_presence_and_leaving(void **state) {
+  (void)state;
+  static s_world w;
+  s_setup_world(&w, "session-presence", 1000);
+  const ens_obj *root = ens_doc_root(ens_session_doc(w.c[0].s));
+  ens_id sel[2] = {ens_obj_id(ens_obj_child(root, 0)), ens_obj_id(ens_obj_child(root, 1))};
+  size_t before = w.c[1].presence;
+  assert_int_equal(ens_session_set_selection(w.c[0].s, sel, 2), 0);
+  int64_t deadline = ens__now_ms() + 5000;
+  while (w.c[1].presence == before || w.c[2].presence == before) {
+    s_pump(&w);
+    if (ens__now_ms() > deadline) fail_msg("the selection did not arrive");
+  }
+  assert_int_equal(w.c[1].last_selection, 2);
+  assert_int_equal(w.c[1].last_colour, 0x102030u);
+  ens_session_free(w.c[3].s);
+  w.c[3].s = NULL;
+  while (w.c[0].left == 0 || w.c[1].left == 0) {
+    s_pump(&w);
+    if (ens__now_ms() > deadline) fail_msg("the leaving was not reported");
+  }
+  s_teardown_world(&w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pending_masks_remote_and_undo_follows_server_order),
@@ -546,6 +580,7 @@ int main(void) {
       cmocka_unit_test(test_far_behind_client_gets_a_snapshot),
       cmocka_unit_test(test_new_store_means_a_new_history),
       cmocka_unit_test(test_hundred_joins_while_changes_flow),
+      cmocka_unit_test(test_presence_and_leaving),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,9 @@
 #include "server_int.h"
 #include "store.h"
 
+/* Messages being built or read live in thread-local statics: each carries
+ * an 8 KiB selection buffer, too much for a stack frame in a host's event
+ * loop, and servers on several threads must never share one. */
 #define MAX_PEERS 1024
 #define DRAIN_MAX 1024      /* messages per poll round, so one round stays short */
 #define SNDHWM 200000       /* messages queued per peer before it counts as stuck */
@@ -133,7 +136,7 @@ static int s_send_msg(ens_server *s, s_peer *p, const ens__msg *m) {
 }
 
 static void s_send_error_rid(ens_server *s, const void *rid, size_t len, int code, const char *text) {
-  static ens__msg m;
+  static _Thread_local ens__msg m;
   memset(&m, 0, offsetof(ens__msg, sel_buf));
   m.type = ENS_MSG_ERROR;
   m.code = (uint64_t)code;
@@ -149,7 +152,7 @@ static void s_send_error_rid(ens_server *s, const void *rid, size_t len, int cod
 /* Tell the others that p's site left, if p had joined. */
 static void s_peer_bye(ens_server *s, s_peer *p) {
   if (!p->client) return;
-  static ens__msg m;
+  static _Thread_local ens__msg m;
   memset(&m, 0, offsetof(ens__msg, sel_buf));
   m.type = ENS_MSG_BYE;
   m.site = p->client->site;
@@ -227,7 +230,7 @@ static int s_flush(ens_server *s) {
   s->head = seq;
   for (size_t i = 0; i < s->nclients; i++) s->clients[i]->dirty = 0;
 
-  static ens__msg m;
+  static _Thread_local ens__msg m;
   for (size_t i = 0; i < s->nout; i++) {
     s_out *o = &s->out[i];
     s_peer *author = s_peer_of(s, o->client);
@@ -320,7 +323,7 @@ typedef struct {
 
 static int s_send_entry(const ens__entry *e, void *user) {
   s_catchup *c = user;
-  static ens__msg m;
+  static _Thread_local ens__msg m;
   memset(&m, 0, offsetof(ens__msg, sel_buf));
   m.type = ENS_MSG_ENTRY;
   m.seq = e->seq;
@@ -337,7 +340,7 @@ static int s_send_snapshot(ens_server *s, s_peer *p) {
   int rc = ens_snapshot_encode(s->doc, &snap, &len);
   if (rc) return rc;
   size_t count = len ? (len + ENS_SNAPSHOT_CHUNK - 1) / ENS_SNAPSHOT_CHUNK : 1;
-  static ens__msg m;
+  static _Thread_local ens__msg m;
   for (size_t i = 0; i < count && !p->dead; i++) {
     memset(&m, 0, offsetof(ens__msg, sel_buf));
     m.type = ENS_MSG_SNAPSHOT;
@@ -393,7 +396,7 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const ens_
 
   int from_log = m->epoch == ens__store_epoch(s->store) && m->seq + 1 >= ens__store_first(s->store) &&
                  m->seq <= s->head;
-  static ens__msg w;
+  static _Thread_local ens__msg w;
   memset(&w, 0, offsetof(ens__msg, sel_buf));
   w.type = ENS_MSG_WELCOME;
   w.version = ENS_PROTO_VERSION;
@@ -435,7 +438,7 @@ static void s_on_presence(ens_server *s, s_peer *p, ens__msg *m) {
 
 static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, const unsigned char *data, size_t len,
                     int64_t now) {
-  static ens__msg m;
+  static _Thread_local ens__msg m;
   if (ens__msg_decode(data, len, &m)) {
     s_peer *p = s_peer_find(s, rid, rid_len);
     s_send_error_rid(s, rid, rid_len, ENS_PERR_MALFORMED, ens_error_last());
@@ -457,7 +460,7 @@ static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, con
       if (s->peers[i] == p) s_peer_remove(s, i, 1);
     return 0;
   case ENS_MSG_PING: {
-    static ens__msg r;
+    static _Thread_local ens__msg r;
     memset(&r, 0, offsetof(ens__msg, sel_buf));
     r.type = ENS_MSG_PONG;
     r.token = m.token;
