@@ -309,9 +309,10 @@ int ens_doc_apply(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens_txn *
   if ((origin == ENS_ORIGIN_LOCAL_ONLY) != !!txn->local_only)
     return ens__error(ENS_EINVAL, "local-only transactions apply with origin local-only, and only they");
   /* a single operation fails before it changes anything: no rollback
-   * needed; observers are given the inverse (a session rebases with it) */
+   * needed; observers of a change that is sent are given its inverse (a
+   * session takes it off and puts it back with it) */
   ens_txn *inv = NULL;
-  if (inverse || txn->nops > 1 || doc->nobservers) {
+  if (inverse || txn->nops > 1 || (doc->nobservers && origin != ENS_ORIGIN_REMOTE)) {
     inv = ens_txn_new(txn->label, txn->author);
     if (!inv) return ENS_ENOMEM;
     inv->local_only = txn->local_only;
