@@ -113,6 +113,10 @@ typedef struct {
   size_t undo_depth;    /* 0 = unlimited */
   ens_session_event_fn on_event;
   void *user;
+  /* A ZeroMQ context to share (one I/O thread for many sessions, or the
+   * host's own); NULL makes one for this session. A shared context is
+   * borrowed and must outlive the session. */
+  void *zmq_context;
 } ens_session_opts;
 
 /* A session that starts connecting at once; its document exists after the

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <unistd.h>
+#include <zmq.h>
 
 #include "ensemble.h"
 #include "session/net.h"
@@ -70,6 +71,7 @@ typedef struct {
   uint32_t log_keep;
   ens_server *srv;
   ens_doc *initial;
+  void *zctx; /* the clients share one ZeroMQ context, as an editor's documents would */
   s_client c[CLIENTS];
 } s_world;
 
@@ -106,6 +108,8 @@ static void s_setup_world(s_world *w, const char *name, uint32_t log_keep) {
   tu_rng r = {tu_seed(name, 20261203)};
   w->initial = tu_random_doc(&r, 0xfff0, DOC_OBJECTS);
   s_server_up(w);
+  w->zctx = zmq_ctx_new();
+  assert_non_null(w->zctx);
   for (int k = 0; k < CLIENTS; k++) {
     s_client *c = &w->c[k];
     c->r.s = r.s + 1000u * (uint64_t)(k + 1);
@@ -118,6 +122,7 @@ static void s_setup_world(s_world *w, const char *name, uint32_t log_keep) {
     so.colour = 0x102030u * (uint32_t)(k + 1);
     so.on_event = s_on_event;
     so.user = c;
+    so.zmq_context = w->zctx;
     assert_int_equal(ens_session_new(&so, &c->s), 0);
   }
   int64_t deadline = ens__now_ms() + 10000;
@@ -222,6 +227,7 @@ static void s_teardown_world(s_world *w) {
     ens_session_free(w->c[k].s);
     free(w->c[k].acked);
   }
+  zmq_ctx_term(w->zctx);
   ens_server_free(w->srv);
   ens_doc_free(w->initial);
   char cmd[128];
@@ -480,6 +486,8 @@ static void test_hundred_joins_while_changes_flow(void **state) {
 
   static ens_session *j[JOINERS];
   static s_joiner jst[JOINERS];
+  /* each joiner has its own context, as separate processes would: one
+   * shared I/O thread receiving for all hundred caps the flow at a fifth */
   memset(jst, 0, sizeof jst);
   int joined = 0;
   uint64_t committed = 0;

@@ -563,8 +563,11 @@ int ens_session_new(const ens_session_opts *opts, ens_session **out) {
   if (!s->endpoint || !s->name) rc = ens__error(ENS_ENOMEM, "out of memory creating a session");
   else if (strlen(s->name) > ENS_MAX_NAME) rc = ens__error(ENS_ELIMIT, "a name longer than %d bytes", ENS_MAX_NAME);
   else rc = ens__random(s->client, sizeof s->client);
-  if (!rc) {
+  if (!rc && opts->zmq_context) {
+    s->ctx = opts->zmq_context;
+  } else if (!rc) {
     s->ctx = zmq_ctx_new();
+    s->own_ctx = 1;
     if (!s->ctx) rc = ens__error(ENS_EIO, "zmq: %s", zmq_strerror(errno));
   }
   if (rc) {
@@ -588,7 +591,7 @@ void ens_session_free(ens_session *s) {
     zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
   }
   s_close(s);
-  if (s->ctx) zmq_ctx_term(s->ctx);
+  if (s->ctx && s->own_ctx) zmq_ctx_term(s->ctx);
   ens__pending_clear(&s->pend);
   ens_undo_free(s->undo);
   ens_doc_free(s->doc);
