@@ -27,6 +27,7 @@ typedef struct {
   tu_rng r;
   uint64_t (*acked)[2]; /* ctn, seq */
   size_t nacked, cap;
+  size_t rejected_gone; /* of rejected: an object it names no longer exists */
   size_t rejected, connected, reconnecting, resets, joined, left, presence;
   uint32_t last_colour;
   size_t last_selection;
@@ -48,7 +49,10 @@ static void s_on_event(ens_session *s, const ens_session_event *ev, void *user) 
     c->acked[c->nacked][1] = ev->seq;
     c->nacked++;
     break;
-  case ENS_SESSION_REJECTED: c->rejected++; break;
+  case ENS_SESSION_REJECTED:
+    c->rejected++;
+    c->rejected_gone += ev->code == ENS_ENOTFOUND;
+    break;
   case ENS_SESSION_CONNECTED: c->connected++; break;
   case ENS_SESSION_RECONNECTING: c->reconnecting++; break;
   case ENS_SESSION_RESET:
@@ -244,13 +248,15 @@ static void test_four_clients_converge(void **state) {
     s_pump(&w);
   }
   s_settle(&w, 30);
-  size_t acked = 0, rejected = 0;
+  size_t acked = 0, rejected = 0, gone = 0;
   for (int k = 0; k < CLIENTS; k++) {
     acked += w.c[k].nacked;
     rejected += w.c[k].rejected;
+    gone += w.c[k].rejected_gone;
     assert_true(w.c[k].joined >= CLIENTS - 1);
   }
-  print_message("%zu acked, %zu rejected\n", acked, rejected);
+  print_message("%zu acked, %zu rejected (%zu of them naming an object a collaborator deleted)\n", acked, rejected,
+                gone);
   assert_true(acked > TXNS);
   s_verify(&w, 1);
   s_teardown_world(&w);
