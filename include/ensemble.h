@@ -13,5 +13,6 @@
 #include "ensemble/svg.h"
 #include "ensemble/svgedit.h"
 #include "ensemble/render.h"
+#include "ensemble/session.h"
 
 #endif

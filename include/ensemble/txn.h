@@ -87,6 +87,11 @@ typedef struct {
   ens_origin origin;
   int sendable;
   const ens_txn *txn; /* borrowed for the duration of the callback */
+  /* What undoes txn from the state it left, borrowed likewise; a session
+   * uses it to take its pending transactions off and put them back when a
+   * collaborator's change arrives beneath them. Always given for local,
+   * undo, redo and local-only transactions; may be NULL for remote ones. */
+  const ens_txn *inverse;
 } ens_event;
 typedef void (*ens_observer_fn)(ens_doc *doc, const ens_event *event, void *user);
 

@@ -37,6 +37,8 @@ int cli_cmd_cat(int argc, char **argv);
 int cli_cmd_edit(int argc, char **argv);
 int cli_cmd_render(int argc, char **argv);
 int cli_cmd_help(int argc, char **argv);
+int cli_cmd_serve(int argc, char **argv);
+int cli_cmd_watch(int argc, char **argv);
 
 /* --- options ---------------------------------------------------------------
  * Each command describes itself once in a cli_spec; the parser and the

@@ -13,6 +13,8 @@ const cli_command cli_commands[] = {
     {"cat", "read a FontForge font and write it back unedited", cli_cmd_cat},
     {"edit", "apply a script of glyph edits to a FontForge font", cli_cmd_edit},
     {"render", "render an SVG drawing to a PNG image", cli_cmd_render},
+    {"serve", "host a real-time session for a font or snapshot", cli_cmd_serve},
+    {"watch", "join a session, report its events, optionally save the document", cli_cmd_watch},
     {"help", "show the commands, or one command's options", cli_cmd_help},
 };
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];

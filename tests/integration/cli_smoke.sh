@@ -275,5 +275,38 @@ run "edit of an SVG inserting an undeclared prefix" 1 "$BIN" edit "$TMP/e.svg" -
   has "edit of an SVG inserting an undeclared prefix" err 'prefix "foo", which is not declared'
 run "edit --help names the drawing commands" 0 "$BIN" edit --help && has "edit --help" out "ungroup ELEM"
 
+# --- sessions: serve a snapshot, watch it into a mirror, stop, serve again
+run "tree2snap for serve" 0 "$BIN" tree2snap "$SAMPLE" -o "$TMP/doc.snap"
+cp "$TMP/doc.snap" "$TMP/orig.snap"
+run "serve refuses a public endpoint" 2 "$BIN" serve --bind tcp://0.0.0.0:7 "$TMP/doc.snap" &&
+  has "serve refuses a public endpoint" err "loopback only"
+run "serve refuses keys for now" 1 "$BIN" serve --keys "$TMP" "$TMP/doc.snap"
+serve_round() {
+  rm -f "$TMP/serve.out" # the wait below must not see the last round's line
+  "$BIN" serve --bind "$1" "$TMP/doc.snap" >"$TMP/serve.out" 2>"$TMP/serve.err" &
+  spid=$!
+  endpoint=""
+  i=0
+  while [ -z "$endpoint" ] && [ $i -lt 200 ]; do
+    sleep 0.05
+    i=$((i + 1))
+    endpoint=$(sed -n 's/.* on \(tcp[^ ]*\) .*/\1/p' "$TMP/serve.out" 2>/dev/null)
+  done
+  [ -n "$endpoint" ] || fail "serve printed no endpoint"
+  run "watch $2" 0 "$BIN" watch --until-seq 0 --seconds 10 --mirror "$TMP/mirror-$2.snap" "$endpoint" &&
+    has "watch $2" out "^connected as site" && has "watch $2" out "^seq 0 hash "
+  cmp -s "$TMP/mirror-$2.snap" "$TMP/orig.snap" || fail "the $2 mirror differs from the served document"
+  kill -TERM "$spid"
+  wait "$spid"
+  src=$?
+  checks=$((checks + 1))
+  [ "$src" -eq 0 ] || fail "serve stopped with status $src"
+  grep -q "stopped at seq 0" "$TMP/serve.err" || fail "serve did not report its stop"
+  cmp -s "$TMP/doc.snap" "$TMP/orig.snap" || fail "serve rewrote an unchanged document differently"
+}
+serve_round "tcp://127.0.0.1:*" first
+[ -e "$TMP/doc.snap.ensemble" ] || fail "serve made no store next to the file"
+serve_round "$endpoint" again
+
 echo "cli_smoke: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]

@@ -308,9 +308,11 @@ int ens_doc_apply(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens_txn *
   if (!doc || !txn) return ens__error(ENS_EINVAL, "apply needs a document and a transaction");
   if ((origin == ENS_ORIGIN_LOCAL_ONLY) != !!txn->local_only)
     return ens__error(ENS_EINVAL, "local-only transactions apply with origin local-only, and only they");
-  /* a single operation fails before it changes anything: no rollback needed */
+  /* a single operation fails before it changes anything: no rollback
+   * needed; observers of a change that is sent are given its inverse (a
+   * session takes it off and puts it back with it) */
   ens_txn *inv = NULL;
-  if (inverse || txn->nops > 1) {
+  if (inverse || txn->nops > 1 || (doc->nobservers && origin != ENS_ORIGIN_REMOTE)) {
     inv = ens_txn_new(txn->label, txn->author);
     if (!inv) return ENS_ENOMEM;
     inv->local_only = txn->local_only;
@@ -328,9 +330,9 @@ int ens_doc_apply(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens_txn *
     }
   }
   doc->clock++;
-  ens__doc_notify(doc, txn, origin);
+  if (inv) ens__txn_reverse(inv);
+  ens__doc_notify(doc, txn, inv, origin);
   if (inverse) {
-    ens__txn_reverse(inv);
     *inverse = inv;
   } else {
     ens_txn_free(inv);
@@ -374,8 +376,8 @@ int ens__doc_apply_lenient(ens_doc *doc, const ens_txn *txn, ens_origin origin, 
     if (on_skip) on_skip(op, reason, user);
   }
   doc->clock++;
-  ens__doc_notify(doc, applied, origin);
   ens__txn_reverse(inv);
+  ens__doc_notify(doc, applied, inv, origin);
   *applied_out = applied;
   *inverse_out = inv;
   return 0;

@@ -28,12 +28,13 @@ void ens_doc_unobserve(ens_doc *doc, int handle) {
   }
 }
 
-void ens__doc_notify(ens_doc *doc, const ens_txn *txn, ens_origin origin) {
+void ens__doc_notify(ens_doc *doc, const ens_txn *txn, const ens_txn *inverse, ens_origin origin) {
   if (!doc->nobservers) return;
   ens_event ev;
   ev.origin = origin;
   ev.sendable = !txn->local_only &&
                 (origin == ENS_ORIGIN_LOCAL || origin == ENS_ORIGIN_UNDO || origin == ENS_ORIGIN_REDO);
   ev.txn = txn;
+  ev.inverse = inverse;
   for (size_t i = 0; i < doc->nobservers; i++) doc->observers[i].fn(doc, &ev, doc->observers[i].user);
 }

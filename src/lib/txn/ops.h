@@ -62,7 +62,7 @@ int ens__doc_apply_lenient(ens_doc *doc, const ens_txn *txn, ens_origin origin, 
                            void (*on_skip)(const ens__op *op, int reason, void *user), void *user,
                            ens_txn **applied, ens_txn **inverse);
 
-/* Tell every observer of doc. */
-void ens__doc_notify(ens_doc *doc, const ens_txn *txn, ens_origin origin);
+/* Tell every observer of doc; inverse is what undoes txn (may be NULL). */
+void ens__doc_notify(ens_doc *doc, const ens_txn *txn, const ens_txn *inverse, ens_origin origin);
 
 #endif

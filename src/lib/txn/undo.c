@@ -10,6 +10,7 @@
 #include "../util/error.h"
 #include "ensemble/undo.h"
 #include "ops.h"
+#include "undo_int.h"
 
 typedef struct {
   ens_txn *inverse;
@@ -212,4 +213,49 @@ int ens_undo_redo(ens_undo *u, ens_undo_report *report) {
   int rc = s_step(u, &u->redo, &u->undo, ENS_ORIGIN_REDO, report);
   if (rc == 0) s_trim(u);
   return rc;
+}
+
+/* --- for sessions (undo_int.h) ------------------------------------------------- */
+
+static s_entry *s_find_stamp(ens_undo *u, uint64_t stamp, s_stack **in) {
+  s_stack *stacks[2] = {&u->undo, &u->redo};
+  for (int k = 0; k < 2; k++)
+    for (size_t i = stacks[k]->n; i-- > 0;)
+      if (stacks[k]->items[i].stamp == stamp) {
+        if (in) *in = stacks[k];
+        return &stacks[k]->items[i];
+      }
+  return NULL;
+}
+
+int ens__undo_restamp(ens_undo *u, uint64_t stamp, uint64_t new_stamp, const ens_txn *inverse) {
+  s_entry *e = s_find_stamp(u, stamp, NULL);
+  if (!e) return ENS_ENOTFOUND;
+  unsigned char *b;
+  size_t n;
+  ens_txn *copy;
+  int rc = ens_txn_encode(inverse, &b, &n);
+  if (rc) return rc;
+  rc = ens_txn_decode(b, n, &copy);
+  ens_free(b);
+  if (rc) return rc;
+  /* the label is the user's name for the step: keep it */
+  if ((rc = ens_txn_set_label(copy, ens_txn_label(e->inverse)))) {
+    ens_txn_free(copy);
+    return rc;
+  }
+  ens_txn_free(e->inverse);
+  e->inverse = copy;
+  e->stamp = new_stamp;
+  return 0;
+}
+
+void ens__undo_forget(ens_undo *u, uint64_t stamp) {
+  s_stack *in;
+  s_entry *e = s_find_stamp(u, stamp, &in);
+  if (!e) return;
+  ens_txn_free(e->inverse);
+  size_t i = (size_t)(e - in->items);
+  memmove(in->items + i, in->items + i + 1, (in->n - i - 1) * sizeof *in->items);
+  in->n--;
 }

@@ -1,0 +1,125 @@
+/* `ensemble serve FILE`: hosts a session for a document. The server orders
+ * and logs every change (SQLite next to the file unless --store says
+ * otherwise), writes the document back to FILE atomically at each
+ * checkpoint and when it stops (SIGINT, SIGTERM), and continues the same
+ * document and sequence when restarted on the same store. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "docfile.h"
+
+static const cli_option s_options[] = {
+    {"bind", 'b', "ENDPOINT", "where clients connect (default tcp://127.0.0.1:7890; port * picks one)"},
+    {"store", 's', "PATH", "the session log (default FILE.ensemble)"},
+    {"checkpoint-every", 0, "N", "changes between checkpoints and write-backs (default 1000)"},
+    {"log-keep", 0, "N", "log entries kept behind a checkpoint for clients catching up (default 10000)"},
+    {"keys", 0, "DIR", "server key pair for encryption (not available yet)"},
+    {"authorized-keys", 0, "FILE", "client keys allowed in (not available yet)"},
+    {0}};
+
+static const cli_spec s_spec = {
+    "serve", "[options] FILE",
+    "Hosts a real-time session for FILE (a FontForge .sfd font or an Ensemble\n"
+    "snapshot). Clients join at ENDPOINT; every change is durable in the store\n"
+    "before anyone hears of it. FILE is rewritten atomically at each checkpoint\n"
+    "and when the server stops (SIGINT or SIGTERM). Started again on the same\n"
+    "store, it continues where it stopped; FILE is then only written, not read.\n"
+    "Without keys the server accepts only loopback endpoints. Prints the\n"
+    "endpoint it listens on as its first line.",
+    s_options, 1, 1};
+
+static volatile sig_atomic_t s_stop;
+static void s_on_signal(int sig) {
+  (void)sig;
+  s_stop = 1;
+}
+
+typedef struct {
+  const char *path;
+  int failed;
+} s_target;
+
+static void s_write_back(const ens_doc *doc, uint64_t seq, void *user) {
+  s_target *t = user;
+  char err[512];
+  if (cli_doc_save(doc, t->path, err, sizeof err) != 0) {
+    fprintf(stderr, "ensemble serve: write-back at seq %llu failed: %s\n", (unsigned long long)seq, err);
+    t->failed = 1;
+  }
+}
+
+/* Loopback only until encryption exists (DESIGN.md, "Sessions"). */
+static int s_loopback(const char *ep) {
+  static const char *ok[] = {"tcp://127.0.0.1:", "tcp://localhost:", "tcp://[::1]:", "ipc://", "inproc://"};
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
+    if (strncmp(ep, ok[i], strlen(ok[i])) == 0) return 1;
+  return 0;
+}
+
+int cli_cmd_serve(int argc, char **argv) {
+  cli_args args;
+  int rc = cli_parse(&s_spec, argc, argv, &args);
+  if (rc != CLI_RUN) return rc;
+  const char *file = args.args[0];
+  const char *bind = cli_opt(&s_spec, &args, "bind");
+  const char *store = cli_opt(&s_spec, &args, "store");
+  const char *every = cli_opt(&s_spec, &args, "checkpoint-every");
+  const char *keep = cli_opt(&s_spec, &args, "log-keep");
+  if (cli_opt(&s_spec, &args, "keys") || cli_opt(&s_spec, &args, "authorized-keys"))
+    return cli_fail(s_spec.name, "encryption (--keys, --authorized-keys) is not available yet");
+  if (!bind) bind = "tcp://127.0.0.1:7890";
+  if (!s_loopback(bind)) return cli_usage_error(&s_spec, "without keys the server binds to loopback only, not %s", bind);
+  char store_buf[4096];
+  if (!store) {
+    snprintf(store_buf, sizeof store_buf, "%s.ensemble", file);
+    store = store_buf;
+  }
+  long n = every ? strtol(every, NULL, 10) : 1000;
+  if (n <= 0) return cli_usage_error(&s_spec, "--checkpoint-every wants a positive number");
+  long k = keep ? strtol(keep, NULL, 10) : 10000;
+  if (k <= 0 || k > 0x7fffffffL) return cli_usage_error(&s_spec, "--log-keep wants a positive number");
+
+  ens_doc *initial = NULL;
+  char err[512];
+  FILE *probe = fopen(store, "rb");
+  if (probe) fclose(probe); /* a store exists: it, not FILE, holds the document */
+  else if (cli_doc_load(file, &initial, err, sizeof err)) return cli_fail(s_spec.name, "%s", err);
+
+  s_target target = {file, 0};
+  ens_server_opts o;
+  memset(&o, 0, sizeof o);
+  o.endpoint = bind;
+  o.store_path = store;
+  o.initial = initial;
+  o.checkpoint_every = (uint32_t)n;
+  o.log_keep = (uint32_t)k;
+  o.on_checkpoint = s_write_back;
+  o.user = &target;
+  ens_server *srv;
+  rc = ens_server_new(&o, &srv);
+  ens_doc_free(initial);
+  if (rc) return cli_fail(s_spec.name, "%s", ens_error_last());
+
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = s_on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  printf("serving %s on %s (store %s, seq %llu)\n", file, ens_server_endpoint(srv), store,
+         (unsigned long long)ens_server_head(srv));
+  fflush(stdout);
+  while (!s_stop) {
+    if ((rc = ens_server_poll(srv, 200)) != 0) {
+      fprintf(stderr, "ensemble serve: %s\n", ens_error_last());
+      break;
+    }
+  }
+  uint64_t head = ens_server_head(srv);
+  ens_server_free(srv); /* the last checkpoint writes FILE */
+  if (!rc) fprintf(stderr, "ensemble serve: stopped at seq %llu; %s written\n", (unsigned long long)head, file);
+  return rc || target.failed ? CLI_FAIL : CLI_OK;
+}

@@ -1,0 +1,123 @@
+/* `ensemble watch ENDPOINT`: joins a session and reports what happens in
+ * it, one line per event, and at the end the document's hash; --out
+ * writes the document to a file when it stops, --mirror keeps a file up
+ * to date while it runs (a read-only mirror for an editor to open). */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cli.h"
+#include "docfile.h"
+
+static const cli_option s_options[] = {
+    {"name", 'n', "NAME", "the name collaborators see (default \"watch\")"},
+    {"seconds", 't', "S", "stop after S seconds (default: at SIGINT or SIGTERM)"},
+    {"until-seq", 'u', "N", "stop once the document holds change N of the session"},
+    {"out", 'o', "FILE", "write the document to FILE (.sfd or a snapshot) when stopping"},
+    {"mirror", 'm', "FILE", "keep FILE up to date while running (rewritten atomically)"},
+    {"every", 0, "MS", "--mirror writes at most once per MS milliseconds (default 1000)"},
+    {0}};
+
+static const cli_spec s_spec = {
+    "watch", "[options] ENDPOINT",
+    "Joins the session at ENDPOINT without changing anything and prints its\n"
+    "events: connected, collaborators joining and leaving, reconnects. When it\n"
+    "stops it prints the last sequence number and the document's hash (equal\n"
+    "hashes, equal documents) and, with --out, writes the document. With\n"
+    "--mirror, FILE is rewritten atomically whenever the document changed,\n"
+    "at most once per --every milliseconds, and once more at the stop.",
+    s_options, 1, 1};
+
+static volatile sig_atomic_t s_stop;
+static void s_on_signal(int sig) {
+  (void)sig;
+  s_stop = 1;
+}
+
+static void s_event(ens_session *s, const ens_session_event *ev, void *user) {
+  (void)user;
+  switch (ev->kind) {
+  case ENS_SESSION_CONNECTED:
+    printf("connected as site %u at seq %llu\n", ens_session_site(s), (unsigned long long)ens_session_seq(s));
+    break;
+  case ENS_SESSION_RECONNECTING: printf("reconnecting: %s\n", ev->message ? ev->message : ""); break;
+  case ENS_SESSION_RESET: printf("document replaced by a snapshot\n"); break;
+  case ENS_SESSION_JOINED: printf("joined: site %u %s #%06x\n", ev->site, ev->name, ev->colour); break;
+  case ENS_SESSION_LEFT: printf("left: site %u\n", ev->site); break;
+  case ENS_SESSION_FAILED: printf("refused: %s\n", ev->message ? ev->message : ""); break;
+  default: break;
+  }
+  fflush(stdout);
+}
+
+int cli_cmd_watch(int argc, char **argv) {
+  cli_args args;
+  int rc = cli_parse(&s_spec, argc, argv, &args);
+  if (rc != CLI_RUN) return rc;
+  const char *name = cli_opt(&s_spec, &args, "name");
+  const char *secs = cli_opt(&s_spec, &args, "seconds");
+  const char *until = cli_opt(&s_spec, &args, "until-seq");
+  const char *out = cli_opt(&s_spec, &args, "out");
+  const char *mirror = cli_opt(&s_spec, &args, "mirror");
+  const char *every_s = cli_opt(&s_spec, &args, "every");
+  long every = every_s ? strtol(every_s, NULL, 10) : 1000;
+  if (every <= 0) return cli_usage_error(&s_spec, "--every wants a positive number of milliseconds");
+  double limit = secs ? strtod(secs, NULL) : 0;
+  unsigned long long until_seq = until ? strtoull(until, NULL, 10) : 0;
+  if (secs && limit <= 0) return cli_usage_error(&s_spec, "--seconds wants a positive number");
+
+  ens_session_opts o;
+  memset(&o, 0, sizeof o);
+  o.endpoint = args.args[0];
+  o.name = name ? name : "watch";
+  o.colour = 0x808080;
+  o.on_event = s_event;
+  ens_session *s;
+  if (ens_session_new(&o, &s)) return cli_fail(s_spec.name, "%s", ens_error_last());
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = s_on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  rc = 0;
+  uint64_t written = UINT64_MAX;
+  double last_write = -1e9;
+  int status = CLI_OK;
+  char err[512];
+  while (!s_stop) {
+    if ((rc = ens_session_poll(s, 100)) != 0) break;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double now = (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9;
+    /* the mirror changes nothing itself: a new seq is a changed document */
+    if (mirror && ens_session_is_live(s) && ens_session_seq(s) != written && now - last_write >= every / 1000.0) {
+      if (cli_doc_save(ens_session_doc(s), mirror, err, sizeof err)) {
+        status = cli_fail(s_spec.name, "%s", err);
+        break;
+      }
+      written = ens_session_seq(s);
+      last_write = now;
+    }
+    if (until && ens_session_is_live(s) && ens_session_seq(s) >= until_seq) break;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (limit > 0 && (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 >= limit) break;
+  }
+  ens_doc *doc = ens_session_doc(s);
+  if (rc) status = CLI_FAIL;
+  if (!doc) {
+    fprintf(stderr, "ensemble watch: never joined %s\n", args.args[0]);
+    status = CLI_FAIL;
+  } else {
+    printf("seq %llu hash %016llx objects %zu\n", (unsigned long long)ens_session_seq(s),
+           (unsigned long long)ens_doc_hash(doc), ens_doc_count(doc));
+    if (out && cli_doc_save(doc, out, err, sizeof err)) status = cli_fail(s_spec.name, "%s", err);
+    if (mirror && status == CLI_OK && cli_doc_save(doc, mirror, err, sizeof err)) status = cli_fail(s_spec.name, "%s", err);
+  }
+  ens_session_free(s);
+  return status;
+}

@@ -1,0 +1,44 @@
+/* Loading and saving a session's document by file name (see docfile.h). */
+#include "docfile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DOC_MAX_BYTES ((size_t)1 << 30)
+
+static int s_is_sfd(const char *path) {
+  size_t n = strlen(path);
+  return n > 4 && strcmp(path + n - 4, ".sfd") == 0;
+}
+
+int cli_doc_load(const char *path, ens_doc **out, char *err, size_t err_size) {
+  *out = NULL;
+  if (s_is_sfd(path)) {
+    if (ens_sfd_read_path(path, out) == 0) return 0;
+    snprintf(err, err_size, "%s: %s", path, ens_error_last());
+    return -1;
+  }
+  char *data;
+  size_t len;
+  if (cli_read_file(path, DOC_MAX_BYTES, &data, &len, err, err_size)) return -1;
+  int rc = ens_snapshot_decode(data, len, out);
+  free(data);
+  if (rc) {
+    snprintf(err, err_size, "%s: not a snapshot: %s", path, ens_error_last());
+    return -1;
+  }
+  return 0;
+}
+
+int cli_doc_save(const ens_doc *doc, const char *path, char *err, size_t err_size) {
+  unsigned char *bytes;
+  size_t len;
+  int rc = s_is_sfd(path) ? ens_sfd_write(doc, &bytes, &len) : ens_snapshot_encode(doc, &bytes, &len);
+  if (rc) {
+    snprintf(err, err_size, "%s: %s", path, ens_error_last());
+    return -1;
+  }
+  rc = cli_write_atomic(path, bytes, len, err, err_size);
+  ens_free(bytes);
+  return rc;
+}

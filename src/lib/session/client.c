@@ -1,0 +1,605 @@
+/* The session client (DESIGN.md, "Sessions"; docs/protocol.md): one DEALER
+ * connection at a time; hello with what it holds; catch-up from a snapshot
+ * or the log; the user's changes applied at once and queued (pending.c);
+ * acks, rejects and collaborators' changes in the server's order; a gap,
+ * a silence or an error means a new connection and a new hello, never a
+ * skip. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "../util/error.h"
+#include "../util/random.h"
+#include "ensemble/session.h"
+#include "net.h"
+#include "pending.h"
+
+#define BACKOFF_MIN 100
+#define BACKOFF_MAX 5000
+#define MAX_SNAPSHOT (512u << 20)
+
+typedef enum { S_DOWN, S_HELLO, S_SNAPSHOT, S_CATCHUP, S_LIVE, S_FAILED } s_state;
+
+struct ens_session {
+  ens_session_opts opts;
+  char *endpoint, *name;
+  void *ctx, *sock;
+  int own_ctx;
+  unsigned char client[ENS_CLIENT_ID_LEN];
+  ens_doc *doc;
+  ens_undo *undo;
+  int observer;
+  ens__pending pend;
+  uint64_t next_ctn;
+  uint32_t site;
+  uint64_t epoch, seq;  /* what the document holds (0, 0 asks for a snapshot) */
+  uint64_t server_epoch; /* the history our transaction numbers belong to */
+  s_state state;
+  uint64_t welcome_head, welcome_ctn;
+  uint32_t window, heartbeat_ms;
+  int64_t last_recv, last_send, next_attempt;
+  uint32_t backoff;
+  ens_buf snap;
+  uint64_t snap_seq, snap_count, snap_next;
+  ens_id *sel;
+  size_t nsel;
+  int presence_dirty;
+  uint32_t *sites; /* collaborators seen */
+  size_t nsites;
+  uint64_t token;
+  ens_buf scratch;
+  int err; /* an error inside the observer, reported by the next call */
+};
+
+static void s_event(ens_session *s, ens_session_event *ev) {
+  if (s->opts.on_event) s->opts.on_event(s, ev, s->opts.user);
+}
+
+static void s_event_simple(ens_session *s, ens_session_event_kind kind, const char *message) {
+  ens_session_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = kind;
+  ev.message = message;
+  s_event(s, &ev);
+}
+
+/* --- connection ----------------------------------------------------------------- */
+
+static int s_send(ens_session *s, const ens__msg *m) {
+  if (!s->sock) return ENS_EIO;
+  int rc = ens__net_send_msg(s->sock, NULL, 0, m, &s->scratch);
+  if (rc == 0) s->last_send = ens__now_ms();
+  return rc;
+}
+
+static ens__msg *s_msg(ens__msg_type type) {
+  static _Thread_local ens__msg m;
+  memset(&m, 0, offsetof(ens__msg, sel_buf));
+  m.type = type;
+  return &m;
+}
+
+static void s_close(ens_session *s) {
+  if (s->sock) zmq_close(s->sock);
+  s->sock = NULL;
+}
+
+/* Drops the connection; the next attempt comes after the backoff. */
+static void s_drop(ens_session *s, const char *why) {
+  if (s->state == S_FAILED) return;
+  s_close(s);
+  s->state = S_DOWN;
+  uint32_t jitter = (uint32_t)(ens__random_u64() % (s->backoff / 2 + 1));
+  s->next_attempt = ens__now_ms() + s->backoff / 2 + jitter;
+  s->backoff = s->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : s->backoff * 2;
+  s_event_simple(s, ENS_SESSION_RECONNECTING, why);
+}
+
+static int s_connect(ens_session *s) {
+  s->sock = zmq_socket(s->ctx, ZMQ_DEALER);
+  if (!s->sock) return ens__error(ENS_EIO, "zmq socket: %s", zmq_strerror(errno));
+  int zero = 0, hwm = 200000;
+  int64_t maxmsg = ENS_MAX_MESSAGE + ENS_SNAPSHOT_CHUNK;
+  zmq_setsockopt(s->sock, ZMQ_LINGER, &zero, sizeof zero);
+  zmq_setsockopt(s->sock, ZMQ_RCVHWM, &hwm, sizeof hwm);
+  zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
+  zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
+  if (zmq_connect(s->sock, s->endpoint) != 0) {
+    int rc = ens__error(ENS_EIO, "connect %s: %s", s->endpoint, zmq_strerror(errno));
+    s_close(s);
+    return rc;
+  }
+  ens__msg *m = s_msg(ENS_MSG_HELLO);
+  m->vmin = m->vmax = ENS_PROTO_VERSION;
+  memcpy(m->client, s->client, ENS_CLIENT_ID_LEN);
+  m->epoch = s->doc ? s->epoch : 0;
+  m->seq = s->doc ? s->seq : 0;
+  s->state = S_HELLO;
+  s->last_recv = ens__now_ms();
+  s->snap.len = 0;
+  return s_send(s, m);
+}
+
+/* --- the document and its observer ------------------------------------------------- */
+
+static void s_observe(ens_doc *doc, const ens_event *ev, void *user) {
+  (void)doc;
+  ens_session *s = user;
+  if (s->pend.rebasing || !ev->sendable || ens_txn_op_count(ev->txn) == 0) return;
+  int rc = ens__pending_push(&s->pend, s->next_ctn, ev->txn, ev->inverse);
+  if (rc == 0 && !ev->inverse) rc = ens__error(ENS_EINVAL, "a change without its inverse cannot be rebased");
+  if (rc) s->err = rc;
+  else s->next_ctn++;
+}
+
+static int s_adopt(ens_session *s, ens_doc *doc) {
+  ens_undo *undo = ens_undo_new(doc, s->opts.undo_depth);
+  if (!undo) return ENS_ENOMEM;
+  int h = ens_doc_observe(doc, s_observe, s);
+  if (h < 0) {
+    ens_undo_free(undo);
+    return h;
+  }
+  ens_undo_free(s->undo);
+  ens_doc_free(s->doc);
+  s->doc = doc;
+  s->undo = undo;
+  s->observer = h;
+  return 0;
+}
+
+/* The document no longer matches the server's (a remote change does not
+ * apply): start over from a snapshot. */
+static void s_diverged(ens_session *s, const char *why) {
+  s->epoch = 0; /* asks for a snapshot */
+  s->seq = 0;
+  s_drop(s, why);
+}
+
+/* --- pending: sending, acks, rejects ------------------------------------------------- */
+
+static void s_send_pending(ens_session *s) {
+  if (s->state != S_CATCHUP && s->state != S_LIVE) return;
+  size_t inflight = 0;
+  for (size_t i = 0; i < s->pend.n; i++) {
+    ens__pend *p = &s->pend.items[i];
+    if (p->sent) {
+      inflight++;
+      continue;
+    }
+    if (inflight >= s->window) break;
+    ens__msg *m = s_msg(ENS_MSG_TXN);
+    m->ctn = p->ctn;
+    m->bytes = p->bytes;
+    m->nbytes = p->len;
+    if (s_send(s, m)) {
+      s_drop(s, "send failed");
+      return;
+    }
+    p->sent = 1;
+    inflight++;
+  }
+}
+
+static void s_reject_head(ens_session *s, int code, const char *why) {
+  ens__pend *p = &s->pend.items[0];
+  char label[128];
+  snprintf(label, sizeof label, "%s", ens_txn_label(p->txn));
+  uint64_t ctn = p->ctn;
+  int rc = ens__pending_reject_head(&s->pend);
+  ens_session_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ENS_SESSION_REJECTED;
+  ev.ctn = ctn;
+  ev.code = code;
+  ev.message = why;
+  ev.label = label;
+  s_event(s, &ev);
+  if (rc) s_diverged(s, "a rejected change did not come off");
+}
+
+/* Pending ones the server decided on while we were away and that are not
+ * in the catch-up were rejected then (protocol.md, resume). */
+static void s_drop_stale(ens_session *s, uint64_t before) {
+  while (s->pend.n && s->pend.items[0].ctn < before && s->pend.items[0].ctn <= s->welcome_ctn &&
+         s->state != S_FAILED && s->state != S_DOWN)
+    s_reject_head(s, ENS_EINVAL, "rejected while disconnected");
+}
+
+static void s_caught_up(ens_session *s) {
+  if (s->state != S_CATCHUP || s->seq < s->welcome_head) return;
+  s_drop_stale(s, s->welcome_ctn + 1);
+  if (s->state != S_CATCHUP) return;
+  s->state = S_LIVE;
+  s->backoff = BACKOFF_MIN;
+  s->presence_dirty = 1;
+  s_event_simple(s, ENS_SESSION_CONNECTED, NULL);
+}
+
+static int s_on_welcome(ens_session *s, const ens__msg *m) {
+  if (s->state != S_HELLO) {
+    s_drop(s, "unexpected welcome");
+    return 0;
+  }
+  s->site = (uint32_t)m->site;
+  s->welcome_head = m->seq;
+  s->welcome_ctn = m->ctn;
+  s->window = m->window > 4096 ? 4096 : (uint32_t)m->window;
+  s->heartbeat_ms = m->heartbeat_ms < 50 ? 50 : m->heartbeat_ms > 60000 ? 60000 : (uint32_t)m->heartbeat_ms;
+  if (s->server_epoch && m->epoch != s->server_epoch) {
+    /* another history (the server's store was replaced): it has seen none
+     * of ours, so they are numbered again after what it knows of us */
+    for (size_t i = 0; i < s->pend.n; i++) s->pend.items[i].ctn = m->ctn + 1 + i;
+    s->next_ctn = m->ctn + 1 + s->pend.n;
+  }
+  for (size_t i = 0; i < s->pend.n; i++) s->pend.items[i].sent = s->pend.items[i].ctn <= m->ctn;
+  if (s->next_ctn <= m->ctn) s->next_ctn = m->ctn + 1; /* never reuse a number the server has seen */
+  s->server_epoch = m->epoch;
+  if (m->mode == 1) {
+    s->state = S_SNAPSHOT;
+    s->snap.len = 0;
+    s->snap_next = 0;
+    s->epoch = m->epoch;
+    return 0;
+  }
+  if (!s->doc || m->epoch != s->epoch || m->seq < s->seq) {
+    s_diverged(s, "the server answered with a log we cannot continue");
+    return 0;
+  }
+  if (ens_doc_site(s->doc) != s->site) ens_doc_set_site(s->doc, s->site);
+  s->state = S_CATCHUP;
+  s_caught_up(s);
+  return 0;
+}
+
+static int s_on_snapshot(ens_session *s, const ens__msg *m) {
+  if (s->state != S_SNAPSHOT || m->index != s->snap_next || (m->index && (m->seq != s->snap_seq || m->count != s->snap_count)) ||
+      s->snap.len + m->nbytes > MAX_SNAPSHOT) {
+    s_drop(s, "snapshot chunks out of order");
+    return 0;
+  }
+  s->snap_seq = m->seq;
+  s->snap_count = m->count;
+  s->snap_next++;
+  ens__buf_append(&s->snap, m->bytes, m->nbytes);
+  if (s->snap.oom) return ens__error(ENS_ENOMEM, "out of memory receiving a snapshot");
+  if (s->snap_next < s->snap_count) return 0;
+  ens_doc *doc;
+  int rc = ens_snapshot_decode(s->snap.data, s->snap.len, &doc);
+  s->snap.len = 0;
+  if (rc) {
+    s_drop(s, "the snapshot does not decode");
+    return 0;
+  }
+  ens_doc_set_site(doc, s->site);
+  int had = s->doc != NULL;
+  ens__pending_rebase_onto(&s->pend, doc, NULL, s->welcome_ctn);
+  if ((rc = s_adopt(s, doc))) {
+    ens_doc_free(doc);
+    return rc;
+  }
+  s->pend.undo = s->undo;
+  s->seq = s->snap_seq;
+  s->state = S_CATCHUP;
+  if (had) s_event_simple(s, ENS_SESSION_RESET, NULL);
+  s_caught_up(s);
+  return 0;
+}
+
+/* The next seq must follow the last: anything else is a gap. */
+static int s_in_order(ens_session *s, uint64_t seq) {
+  if ((s->state != S_CATCHUP && s->state != S_LIVE) || seq != s->seq + 1) {
+    s_drop(s, "gap in the sequence");
+    return 0;
+  }
+  return 1;
+}
+
+static void s_accept(ens_session *s, uint64_t ctn) {
+  s_drop_stale(s, ctn);
+  if (!s->pend.n || s->pend.items[0].ctn != ctn || !s->pend.items[0].sent) {
+    s_drop(s, "an ack for a transaction not sent");
+    return;
+  }
+  s->seq++;
+  if (ens__pending_accept_head(&s->pend)) {
+    s_diverged(s, ens_error_last());
+    return;
+  }
+  ens_session_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ENS_SESSION_ACKED;
+  ev.ctn = ctn;
+  ev.seq = s->seq;
+  s_event(s, &ev);
+}
+
+static int s_on_entry(ens_session *s, const ens__msg *m) {
+  if (!s_in_order(s, m->seq)) return 0;
+  if (m->site == s->site && s->pend.n && m->ctn >= s->pend.items[0].ctn) {
+    s_accept(s, m->ctn); /* our own, in catch-up */
+  } else {
+    ens_txn *t;
+    if (ens_txn_decode(m->bytes, m->nbytes, &t)) {
+      s_diverged(s, "an entry does not decode");
+      return 0;
+    }
+    s->seq++;
+    int rc = ens__pending_remote(&s->pend, t);
+    ens_txn_free(t);
+    if (rc == ENS_ENOMEM) return rc;
+    if (rc) s_diverged(s, "a collaborator's change does not apply here");
+  }
+  s_caught_up(s);
+  return 0;
+}
+
+static void s_on_presence(ens_session *s, const ens__msg *m) {
+  int known = 0;
+  for (size_t i = 0; i < s->nsites; i++) known |= s->sites[i] == m->site;
+  if (!known) {
+    uint32_t *n = realloc(s->sites, (s->nsites + 1) * sizeof *n);
+    if (n) {
+      s->sites = n;
+      s->sites[s->nsites++] = (uint32_t)m->site;
+    }
+  }
+  char name[ENS_MAX_NAME + 1];
+  memcpy(name, m->text, m->ntext);
+  name[m->ntext] = '\0';
+  ens_session_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = known ? ENS_SESSION_PRESENCE : ENS_SESSION_JOINED;
+  ev.site = (uint32_t)m->site;
+  ev.name = name;
+  ev.colour = (uint32_t)m->colour;
+  ev.selection = m->sel;
+  ev.selection_count = m->nsel;
+  s_event(s, &ev);
+}
+
+static void s_on_bye(ens_session *s, const ens__msg *m) {
+  for (size_t i = 0; i < s->nsites; i++)
+    if (s->sites[i] == m->site) {
+      s->sites[i] = s->sites[--s->nsites];
+      ens_session_event ev;
+      memset(&ev, 0, sizeof ev);
+      ev.kind = ENS_SESSION_LEFT;
+      ev.site = (uint32_t)m->site;
+      s_event(s, &ev);
+      return;
+    }
+}
+
+static int s_handle(ens_session *s, const void *data, size_t len) {
+  static _Thread_local ens__msg m;
+  if (ens__msg_decode(data, len, &m)) {
+    s_drop(s, "a malformed message from the server");
+    return 0;
+  }
+  s->last_recv = ens__now_ms();
+  switch (m.type) {
+  case ENS_MSG_WELCOME: return s_on_welcome(s, &m);
+  case ENS_MSG_SNAPSHOT: return s_on_snapshot(s, &m);
+  case ENS_MSG_ENTRY: return s_on_entry(s, &m);
+  case ENS_MSG_ACK:
+    if (s_in_order(s, m.seq)) {
+      s_accept(s, m.ctn);
+      s_caught_up(s);
+    }
+    return 0;
+  case ENS_MSG_REJECT: {
+    if (s->state != S_CATCHUP && s->state != S_LIVE) return 0;
+    s_drop_stale(s, m.ctn);
+    if (!s->pend.n || s->pend.items[0].ctn != m.ctn) {
+      s_drop(s, "a reject for a transaction not sent");
+      return 0;
+    }
+    char why[ENS_MAX_TEXT + 1];
+    memcpy(why, m.text, m.ntext);
+    why[m.ntext] = '\0';
+    s_reject_head(s, m.code <= 64 ? -(int)m.code : ENS_EINVAL, why);
+    return 0;
+  }
+  case ENS_MSG_PRESENCE: s_on_presence(s, &m); return 0;
+  case ENS_MSG_BYE: s_on_bye(s, &m); return 0;
+  case ENS_MSG_PONG: return 0;
+  case ENS_MSG_ERROR: {
+    char why[ENS_MAX_TEXT + 1];
+    memcpy(why, m.text, m.ntext);
+    why[m.ntext] = '\0';
+    if (m.code == ENS_PERR_VERSION || m.code == ENS_PERR_DENIED) {
+      s_close(s);
+      s->state = S_FAILED;
+      ens_session_event ev;
+      memset(&ev, 0, sizeof ev);
+      ev.kind = ENS_SESSION_FAILED;
+      ev.code = (int)m.code;
+      ev.message = why;
+      s_event(s, &ev);
+      return 0;
+    }
+    s_drop(s, why);
+    return 0;
+  }
+  default: s_drop(s, "a message a client does not take"); return 0;
+  }
+}
+
+/* --- poll ----------------------------------------------------------------------- */
+
+static void s_send_presence(ens_session *s) {
+  if (!s->presence_dirty || s->state != S_LIVE) return;
+  ens__msg *m = s_msg(ENS_MSG_PRESENCE);
+  m->text = s->name;
+  m->ntext = strlen(s->name);
+  m->colour = s->opts.colour & 0xffffff;
+  m->sel = s->sel;
+  m->nsel = s->nsel;
+  if (s_send(s, m) == 0) s->presence_dirty = 0;
+}
+
+int ens_session_poll(ens_session *s, int timeout_ms) {
+  if (s->state == S_FAILED) return ens__error(ENS_EIO, "the server refused this session");
+  int64_t now = ens__now_ms();
+  if (s->state == S_DOWN) {
+    if (now >= s->next_attempt) {
+      int rc = s_connect(s);
+      if (rc) s_drop(s, ens_error_last());
+    } else {
+      int64_t wait = s->next_attempt - now;
+      if (timeout_ms < 0 || wait < timeout_ms) timeout_ms = (int)wait;
+    }
+  }
+  if (s->sock) {
+    int64_t hb = s->heartbeat_ms ? s->heartbeat_ms : 500;
+    if (timeout_ms < 0 || timeout_ms > hb) timeout_ms = (int)hb;
+    zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
+    if (zmq_poll(&item, 1, timeout_ms) < 0 && errno != EINTR) return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
+    for (int i = 0; i < 4096 && s->sock; i++) {
+      zmq_msg_t msg;
+      zmq_msg_init(&msg);
+      if (zmq_msg_recv(&msg, s->sock, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close(&msg);
+        break;
+      }
+      int rc = s_handle(s, zmq_msg_data(&msg), zmq_msg_size(&msg));
+      zmq_msg_close(&msg);
+      if (rc) return rc;
+    }
+  } else if (timeout_ms > 0) {
+    zmq_poll(NULL, 0, timeout_ms);
+  }
+  if (s->err) {
+    int rc = s->err;
+    s->err = 0;
+    return rc;
+  }
+  now = ens__now_ms();
+  if (s->sock) {
+    int64_t hb = s->heartbeat_ms ? s->heartbeat_ms : 500;
+    if (now - s->last_recv > 3 * hb + 500) {
+      s_drop(s, "the server is silent");
+      return 0;
+    }
+    s_send_pending(s);
+    s_send_presence(s);
+    if (s->sock && s->state != S_HELLO && now - s->last_send >= hb) {
+      ens__msg *m = s_msg(ENS_MSG_PING);
+      m->token = ++s->token;
+      s_send(s, m);
+    }
+  }
+  return 0;
+}
+
+/* --- the user's side -------------------------------------------------------------- */
+
+static int s_after_local(ens_session *s, int rc) {
+  if (s->err && !rc) rc = s->err;
+  s->err = 0;
+  if (rc == 0 && s->sock) s_send_pending(s);
+  return rc;
+}
+
+int ens_session_commit(ens_session *s, const ens_txn *txn) {
+  if (!s->doc) return ens__error(ENS_EINVAL, "the session has no document yet");
+  return s_after_local(s, ens_undo_commit(s->undo, txn));
+}
+
+int ens_session_undo(ens_session *s, ens_undo_report *report) {
+  if (!s->doc) return ens__error(ENS_EINVAL, "the session has no document yet");
+  return s_after_local(s, ens_undo_undo(s->undo, report));
+}
+
+int ens_session_redo(ens_session *s, ens_undo_report *report) {
+  if (!s->doc) return ens__error(ENS_EINVAL, "the session has no document yet");
+  return s_after_local(s, ens_undo_redo(s->undo, report));
+}
+
+int ens_session_set_selection(ens_session *s, const ens_id *ids, size_t count) {
+  if (count > ENS_MAX_SELECTION) return ens__error(ENS_ELIMIT, "a selection of %zu objects, over %d", count, ENS_MAX_SELECTION);
+  ens_id *n = malloc((count ? count : 1) * sizeof *n);
+  if (!n) return ens__error(ENS_ENOMEM, "out of memory keeping a selection");
+  for (size_t i = 0; i < count; i++) {
+    if (!ids[i]) {
+      free(n);
+      return ens__error(ENS_EINVAL, "a selection holds id 0");
+    }
+    n[i] = ids[i];
+  }
+  free(s->sel);
+  s->sel = n;
+  s->nsel = count;
+  s->presence_dirty = 1;
+  s_send_presence(s);
+  return 0;
+}
+
+ens_doc *ens_session_doc(ens_session *s) { return s->doc; }
+ens_undo *ens_session_undo_manager(ens_session *s) { return s->undo; }
+int ens_session_is_live(const ens_session *s) { return s->state == S_LIVE; }
+uint64_t ens_session_seq(const ens_session *s) { return s->seq; }
+uint32_t ens_session_site(const ens_session *s) { return s->site; }
+size_t ens_session_pending(const ens_session *s) { return s->pend.n; }
+
+void ens_session_reconnect(ens_session *s) {
+  if (s->state == S_FAILED) return;
+  s_close(s);
+  s->state = S_DOWN;
+  s->next_attempt = 0;
+}
+
+int ens_session_new(const ens_session_opts *opts, ens_session **out) {
+  *out = NULL;
+  if (!opts || !opts->endpoint) return ens__error(ENS_EINVAL, "a session needs an endpoint");
+  ens_session *s = calloc(1, sizeof *s);
+  if (!s) return ens__error(ENS_ENOMEM, "out of memory creating a session");
+  s->opts = *opts;
+  s->endpoint = strdup(opts->endpoint);
+  s->name = strdup(opts->name ? opts->name : "");
+  int rc = 0;
+  if (!s->endpoint || !s->name) rc = ens__error(ENS_ENOMEM, "out of memory creating a session");
+  else if (strlen(s->name) > ENS_MAX_NAME) rc = ens__error(ENS_ELIMIT, "a name longer than %d bytes", ENS_MAX_NAME);
+  else rc = ens__random(s->client, sizeof s->client);
+  if (!rc && opts->zmq_context) {
+    s->ctx = opts->zmq_context;
+  } else if (!rc) {
+    s->ctx = zmq_ctx_new();
+    s->own_ctx = 1;
+    if (!s->ctx) rc = ens__error(ENS_EIO, "zmq: %s", zmq_strerror(errno));
+  }
+  if (rc) {
+    ens_session_free(s);
+    return rc;
+  }
+  ens__pending_init(&s->pend, NULL, NULL);
+  s->next_ctn = 1;
+  s->backoff = BACKOFF_MIN;
+  s->state = S_DOWN;
+  *out = s;
+  return 0;
+}
+
+void ens_session_free(ens_session *s) {
+  if (!s) return;
+  if (s->sock && (s->state == S_LIVE || s->state == S_CATCHUP)) {
+    ens__msg *m = s_msg(ENS_MSG_BYE);
+    s_send(s, m);
+    int linger = 100; /* long enough for the bye to leave */
+    zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
+  }
+  s_close(s);
+  if (s->ctx && s->own_ctx) zmq_ctx_term(s->ctx);
+  ens__pending_clear(&s->pend);
+  ens_undo_free(s->undo);
+  ens_doc_free(s->doc);
+  ens__buf_free(&s->snap);
+  ens__buf_free(&s->scratch);
+  free(s->sel);
+  free(s->sites);
+  free(s->endpoint);
+  free(s->name);
+  free(s);
+}

@@ -1,0 +1,87 @@
+/* Session messages (docs/protocol.md, "Sessions"): one struct for every
+ * message type, encoded to and decoded from one MessagePack array. The
+ * decoder is allocation-free: byte and text fields point into the input,
+ * which must outlive the decoded message. */
+#ifndef ENS_SESSION_MSG_H
+#define ENS_SESSION_MSG_H
+
+#include <stdint.h>
+
+#include "../util/buf.h"
+#include "ensemble/common.h"
+
+#define ENS_PROTO_VERSION 1
+#define ENS_CLIENT_ID_LEN 16
+#define ENS_MAX_NAME 64
+#define ENS_MAX_TEXT 1024
+#define ENS_MAX_SELECTION 1024
+#define ENS_MAX_TXN_BYTES (1u << 20)
+#define ENS_MAX_MESSAGE (ENS_MAX_TXN_BYTES + 64)
+#define ENS_SNAPSHOT_CHUNK (256u * 1024u)
+
+typedef enum {
+  ENS_MSG_HELLO = 1,
+  ENS_MSG_WELCOME = 2,
+  ENS_MSG_SNAPSHOT = 3,
+  ENS_MSG_ENTRY = 4,
+  ENS_MSG_TXN = 5,
+  ENS_MSG_ACK = 6,
+  ENS_MSG_REJECT = 7,
+  ENS_MSG_PRESENCE = 8,
+  ENS_MSG_BYE = 9,
+  ENS_MSG_PING = 10,
+  ENS_MSG_PONG = 11,
+  ENS_MSG_ERROR = 12
+} ens__msg_type;
+
+/* Error codes of the error message (docs/protocol.md, "Error codes"). */
+enum {
+  ENS_PERR_VERSION = 1,
+  ENS_PERR_MALFORMED = 2,
+  ENS_PERR_TOO_LARGE = 3,
+  ENS_PERR_NO_SESSION = 4,
+  ENS_PERR_LIMIT = 5,
+  ENS_PERR_SHUTDOWN = 6,
+  ENS_PERR_SERVER = 7,
+  ENS_PERR_DENIED = 9
+};
+
+/* Fields a type does not use are zero. Which field holds what:
+ *   hello     vmin vmax client epoch seq(=last_seq)
+ *   welcome   version epoch site seq(=head) ctn(=last_ctn) mode window heartbeat_ms max_message
+ *   snapshot  seq index count bytes
+ *   entry     seq site ctn bytes(=txn)
+ *   txn       ctn bytes(=txn)
+ *   ack       ctn seq
+ *   reject    ctn code text(=reason)
+ *   presence  site text(=name) colour sel
+ *   bye       site
+ *   ping      token
+ *   pong      token seq(=head)
+ *   error     code text(=message) */
+typedef struct {
+  ens__msg_type type;
+  uint64_t vmin, vmax, version, epoch, seq, site, ctn, mode, window, heartbeat_ms, max_message;
+  uint64_t index, count, code, colour, token;
+  unsigned char client[ENS_CLIENT_ID_LEN];
+  const unsigned char *bytes; /* borrowed */
+  size_t nbytes;
+  const char *text; /* borrowed, not NUL-terminated */
+  size_t ntext;
+  const ens_id *sel; /* encode: borrowed; decode: points at sel_buf */
+  size_t nsel;
+  ens_id sel_buf[ENS_MAX_SELECTION];
+} ens__msg;
+
+/* Appends m's encoding to out. Returns 0, ENS_EINVAL for a field beyond
+ * its limit, or ENS_ENOMEM. */
+int ens__msg_encode(const ens__msg *m, ens_buf *out);
+
+/* Decodes one message; 0 or ENS_EDECODE / ENS_ELIMIT with the reason and
+ * byte offset in ens_error_last(). m is overwritten either way. */
+int ens__msg_decode(const void *data, size_t len, ens__msg *m);
+
+/* "hello", "ack", ...; "?" for an unknown type. */
+const char *ens__msg_name(int type);
+
+#endif

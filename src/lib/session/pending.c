@@ -1,0 +1,157 @@
+/* The pending queue and how remote changes go beneath it (see pending.h). */
+#include "pending.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/doc.h"
+#include "../txn/undo_int.h"
+#include "../util/error.h"
+
+void ens__pending_init(ens__pending *q, ens_doc *doc, ens_undo *undo) {
+  memset(q, 0, sizeof *q);
+  q->doc = doc;
+  q->undo = undo;
+}
+
+static void s_free_item(ens__pend *p) {
+  ens_txn_free(p->txn);
+  ens_txn_free(p->inv);
+  free(p->bytes);
+}
+
+void ens__pending_clear(ens__pending *q) {
+  for (size_t i = 0; i < q->n; i++) s_free_item(&q->items[i]);
+  free(q->items);
+  q->items = NULL;
+  q->n = q->cap = 0;
+}
+
+/* A transaction copied through its wire form: there is no other deep copy,
+ * and the wire form is what the server will see anyway. */
+static int s_copy(const ens_txn *t, ens_txn **out, unsigned char **bytes, size_t *len) {
+  unsigned char *b;
+  size_t n;
+  int rc = ens_txn_encode(t, &b, &n);
+  if (rc) return rc;
+  rc = ens_txn_decode(b, n, out);
+  if (rc || !bytes) {
+    ens_free(b);
+    return rc;
+  }
+  *bytes = b;
+  *len = n;
+  return 0;
+}
+
+int ens__pending_push(ens__pending *q, uint64_t ctn, const ens_txn *txn, const ens_txn *inverse) {
+  if (q->n == q->cap) {
+    size_t cap = q->cap ? q->cap * 2 : 32;
+    ens__pend *n = realloc(q->items, cap * sizeof *n);
+    if (!n) return ens__error(ENS_ENOMEM, "out of memory queueing a transaction");
+    q->items = n;
+    q->cap = cap;
+  }
+  ens__pend p;
+  memset(&p, 0, sizeof p);
+  p.ctn = ctn;
+  p.stamp = q->doc ? q->doc->clock : 0;
+  int rc = s_copy(txn, &p.txn, &p.bytes, &p.len);
+  if (rc == 0 && inverse) rc = s_copy(inverse, &p.inv, NULL, NULL);
+  if (rc) {
+    s_free_item(&p);
+    return rc;
+  }
+  q->items[q->n++] = p;
+  return 0;
+}
+
+/* Takes items [from, n) off the document, newest first. */
+static int s_off(ens__pending *q, size_t from) {
+  int rc = 0;
+  q->rebasing++;
+  for (size_t i = q->n; i-- > from;) {
+    ens__pend *p = &q->items[i];
+    if (!p->inv) continue;
+    int r = ens_doc_apply(q->doc, p->inv, ENS_ORIGIN_LOCAL, NULL);
+    if (r && !rc) rc = ens__error_prefix(r, "taking pending %llu off: ", (unsigned long long)p->ctn);
+    ens_txn_free(p->inv);
+    p->inv = NULL;
+  }
+  q->rebasing--;
+  return rc;
+}
+
+/* Puts items [from, n) back on, oldest first; those that no longer apply
+ * stay off. */
+static void s_on(ens__pending *q, size_t from) {
+  q->rebasing++;
+  for (size_t i = from; i < q->n; i++) {
+    ens__pend *p = &q->items[i];
+    if (ens_doc_apply(q->doc, p->txn, ENS_ORIGIN_LOCAL, &p->inv) != 0) {
+      p->inv = NULL;
+      continue;
+    }
+    /* its undo step now sits on top of what came beneath it */
+    if (q->undo) ens__undo_restamp(q->undo, p->stamp, q->doc->clock, p->inv);
+    p->stamp = q->doc->clock;
+  }
+  q->rebasing--;
+}
+
+static void s_pop(ens__pending *q) {
+  s_free_item(&q->items[0]);
+  memmove(q->items, q->items + 1, (q->n - 1) * sizeof *q->items);
+  q->n--;
+}
+
+int ens__pending_accept_head(ens__pending *q) {
+  if (!q->n) return ens__error(ENS_EINVAL, "no pending transaction to accept");
+  int rc = 0;
+  if (!q->items[0].inv) {
+    /* it was off: it goes on beneath the others, as the server applied it */
+    rc = s_off(q, 1);
+    q->rebasing++;
+    if (!rc && ens_doc_apply(q->doc, q->items[0].txn, ENS_ORIGIN_LOCAL, NULL) != 0)
+      rc = ens__error(ENS_EDECODE, "an accepted transaction does not apply here: %s", ens_error_last());
+    q->rebasing--;
+    s_on(q, 1);
+  }
+  s_pop(q);
+  return rc;
+}
+
+int ens__pending_reject_head(ens__pending *q) {
+  if (!q->n) return ens__error(ENS_EINVAL, "no pending transaction to reject");
+  int rc = s_off(q, 0);
+  if (q->undo) ens__undo_forget(q->undo, q->items[0].stamp);
+  s_pop(q);
+  s_on(q, 0);
+  return rc;
+}
+
+int ens__pending_remote(ens__pending *q, const ens_txn *remote) {
+  if (!q->n) return ens_doc_apply(q->doc, remote, ENS_ORIGIN_REMOTE, NULL);
+  int rc = s_off(q, 0);
+  q->rebasing++;
+  if (!rc) rc = ens_doc_apply(q->doc, remote, ENS_ORIGIN_REMOTE, NULL);
+  q->rebasing--;
+  s_on(q, 0);
+  return rc;
+}
+
+void ens__pending_rebase_onto(ens__pending *q, ens_doc *doc, ens_undo *undo, uint64_t upto) {
+  size_t keep = 0;
+  for (size_t i = 0; i < q->n; i++) {
+    ens__pend *p = &q->items[i];
+    ens_txn_free(p->inv); /* inverses and stamps of the old document mean nothing on the new one */
+    p->inv = NULL;
+    p->stamp = 0;
+    if (p->ctn <= upto) s_free_item(p);
+    else q->items[keep++] = *p;
+  }
+  q->n = keep;
+  q->doc = doc;
+  q->undo = undo;
+  s_on(q, 0);
+}

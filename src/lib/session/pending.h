@@ -1,0 +1,58 @@
+/* A client's pending transactions (DESIGN.md, "Sessions"): its own
+ * changes, applied to the document at once and kept, in order, with their
+ * inverses until the server acknowledges or rejects them. The document is
+ * always the server's state as far as the client knows it, with the
+ * pending ones on top; a collaborator's change therefore goes beneath
+ * them: the pending ones come off (their inverses, newest first), the
+ * change applies, they go back on. That is what keeps a remote value of a
+ * property with a pending local change recorded but not shown: it is
+ * applied beneath and overwritten by the local one until the ack, and
+ * shown if the local one is rejected. A pending transaction that does not
+ * go back on (a collaborator deleted what it edits) stays in the queue,
+ * off the document, until the server decides on it. */
+#ifndef ENS_SESSION_PENDING_H
+#define ENS_SESSION_PENDING_H
+
+#include "ensemble/undo.h"
+
+typedef struct {
+  uint64_t ctn;
+  ens_txn *txn;        /* owned copy */
+  ens_txn *inv;        /* owned; NULL while the transaction is off the document */
+  unsigned char *bytes; /* wire form, owned */
+  size_t len;
+  int sent;
+  uint64_t stamp; /* document clock after its last apply: names its undo step */
+} ens__pend;
+
+typedef struct {
+  ens_doc *doc;   /* borrowed */
+  ens_undo *undo; /* borrowed; its steps follow the queue's (undo_int.h) */
+  ens__pend *items;
+  size_t n, cap;
+  int rebasing; /* applies made by the queue itself: not new local changes */
+} ens__pending;
+
+void ens__pending_init(ens__pending *q, ens_doc *doc, ens_undo *undo);
+void ens__pending_clear(ens__pending *q);
+
+/* Records a transaction just applied locally (copies txn and inverse);
+ * called from the document's observer, so the clock names its step. */
+int ens__pending_push(ens__pending *q, uint64_t ctn, const ens_txn *txn, const ens_txn *inverse);
+
+/* The head was accepted by the server: it is now part of the server's
+ * state. ENS_EDECODE when it no longer applies there (the document has
+ * diverged: the caller resynchronises). */
+int ens__pending_accept_head(ens__pending *q);
+/* The head was refused: it comes off the document and the queue. */
+int ens__pending_reject_head(ens__pending *q);
+/* A collaborator's transaction goes beneath the pending ones. An error
+ * means it does not apply to the server's state as known here: the
+ * document has diverged and the caller resynchronises. */
+int ens__pending_remote(ens__pending *q, const ens_txn *remote);
+/* Moves the queue onto another document (after a snapshot), dropping the
+ * items with ctn <= upto and putting the others on it. The undo manager
+ * is the new document's (its steps start afresh). */
+void ens__pending_rebase_onto(ens__pending *q, ens_doc *doc, ens_undo *undo, uint64_t upto);
+
+#endif

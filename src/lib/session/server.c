@@ -1,0 +1,712 @@
+/* The session server (DESIGN.md, "Sessions"; docs/protocol.md): one ROUTER
+ * socket, the document, the durable log. Each poll round drains what has
+ * arrived, applies every transaction to the server's own copy (a refused
+ * one is rejected whole), commits the round's accepted ones and decisions
+ * in one SQLite transaction, and only then sends acks, rejects and entries.
+ * A hello first commits what is open, so the catch-up it sends ends
+ * exactly where live traffic on that connection begins. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "../util/error.h"
+#include "ensemble/session.h"
+#include "net.h"
+#include "server_int.h"
+#include "store.h"
+
+/* Messages being built or read live in thread-local statics: each carries
+ * an 8 KiB selection buffer, too much for a stack frame in a host's event
+ * loop, and servers on several threads must never share one. */
+#define MAX_PEERS 1024
+#define DRAIN_MAX 1024      /* messages per poll round, so one round stays short */
+#define SNDHWM 200000       /* messages queued per peer before it counts as stuck */
+
+typedef struct {
+  unsigned char id[ENS_CLIENT_ID_LEN];
+  uint32_t site;
+  uint64_t last_ctn; /* decided: accepted or rejected, durable or in the open group */
+  int dirty;         /* last_ctn changed in the open group */
+} s_client;
+
+typedef struct {
+  unsigned char rid[256];
+  size_t rid_len;
+  s_client *client; /* NULL until hello */
+  int64_t last_recv;
+  unsigned char *presence; /* the latest presence, encoded with the site, for joiners */
+  size_t presence_len;
+  uint32_t group_txns; /* transactions in the open group */
+  int dead;
+} s_peer;
+
+/* Something to send once the open group is durable, in order. */
+typedef struct {
+  int reject;
+  s_client *client;
+  uint64_t ctn, seq;
+  unsigned char *txn; /* accepted: the bytes, owned */
+  size_t len;
+  int code;
+  char *reason; /* rejected: owned */
+} s_out;
+
+struct ens_server {
+  ens_server_opts opts;
+  void *ctx, *sock;
+  char endpoint[256];
+  ens__store *store;
+  ens_doc *doc;
+  uint64_t head;        /* durable */
+  uint64_t applied;     /* applied to doc: head plus the open group */
+  uint64_t checkpoint_seq;
+  s_client **clients; /* each allocated alone: peers and replies point at them */
+  size_t nclients, capclients;
+  uint32_t next_site;
+  s_peer *peers[MAX_PEERS];
+  size_t npeers;
+  s_out *out;
+  size_t nout, capout;
+  ens_buf scratch, scratch2;
+  pthread_t thread;
+  int running;
+  atomic_int stop;
+  int thread_rc;
+  size_t sent; /* detached: messages that would have gone out */
+};
+
+/* --- clients and peers --------------------------------------------------------- */
+
+static s_client *s_client_find(ens_server *s, const unsigned char *id) {
+  for (size_t i = 0; i < s->nclients; i++)
+    if (memcmp(s->clients[i]->id, id, ENS_CLIENT_ID_LEN) == 0) return s->clients[i];
+  return NULL;
+}
+
+static int s_client_add(ens_server *s, const unsigned char *id, uint32_t site, uint64_t last_ctn, s_client **out) {
+  if (s->nclients == s->capclients) {
+    size_t cap = s->capclients ? s->capclients * 2 : 64;
+    s_client **n = realloc(s->clients, cap * sizeof *n);
+    if (!n) return ens__error(ENS_ENOMEM, "out of memory adding a client");
+    s->clients = n;
+    s->capclients = cap;
+  }
+  s_client *c = calloc(1, sizeof *c);
+  if (!c) return ens__error(ENS_ENOMEM, "out of memory adding a client");
+  s->clients[s->nclients++] = c;
+  memcpy(c->id, id, ENS_CLIENT_ID_LEN);
+  c->site = site;
+  c->last_ctn = last_ctn;
+  c->dirty = 0;
+  if (site >= s->next_site) s->next_site = site + 1;
+  if (out) *out = c;
+  return 0;
+}
+
+static int s_load_client(const unsigned char *id, uint32_t site, uint64_t last_ctn, void *user) {
+  return s_client_add(user, id, site, last_ctn, NULL);
+}
+
+static s_peer *s_peer_find(ens_server *s, const void *rid, size_t len) {
+  for (size_t i = 0; i < s->npeers; i++)
+    if (s->peers[i]->rid_len == len && memcmp(s->peers[i]->rid, rid, len) == 0) return s->peers[i];
+  return NULL;
+}
+
+static int s_send(ens_server *s, s_peer *p, const void *bytes, size_t len) {
+  if (p->dead) return ENS_EIO;
+  if (!s->sock) {
+    s->sent++;
+    return 0;
+  }
+  if (ens__net_send(s->sock, p->rid, p->rid_len, bytes, len)) {
+    p->dead = 1; /* full or gone: it will say hello again */
+    return ENS_EIO;
+  }
+  return 0;
+}
+
+static int s_send_msg(ens_server *s, s_peer *p, const ens__msg *m) {
+  s->scratch.len = 0;
+  if (ens__msg_encode(m, &s->scratch)) return ENS_ENOMEM;
+  return s_send(s, p, s->scratch.data, s->scratch.len);
+}
+
+static void s_send_error_rid(ens_server *s, const void *rid, size_t len, int code, const char *text) {
+  static _Thread_local ens__msg m;
+  memset(&m, 0, offsetof(ens__msg, sel_buf));
+  m.type = ENS_MSG_ERROR;
+  m.code = (uint64_t)code;
+  m.text = text;
+  m.ntext = strlen(text);
+  if (!s->sock) {
+    s->sent++;
+    return;
+  }
+  ens__net_send_msg(s->sock, rid, len, &m, &s->scratch);
+}
+
+/* Tell the others that p's site left, if p had joined. */
+static void s_peer_bye(ens_server *s, s_peer *p) {
+  if (!p->client) return;
+  static _Thread_local ens__msg m;
+  memset(&m, 0, offsetof(ens__msg, sel_buf));
+  m.type = ENS_MSG_BYE;
+  m.site = p->client->site;
+  ens_buf b = ENS_BUF_INIT;
+  if (ens__msg_encode(&m, &b) == 0)
+    for (size_t i = 0; i < s->npeers; i++)
+      if (s->peers[i] != p && s->peers[i]->client) s_send(s, s->peers[i], b.data, b.len);
+  ens__buf_free(&b);
+}
+
+static void s_peer_remove(ens_server *s, size_t i, int tell) {
+  s_peer *p = s->peers[i];
+  if (tell) s_peer_bye(s, p);
+  free(p->presence);
+  free(p);
+  s->peers[i] = s->peers[--s->npeers];
+}
+
+/* Forget peers whose sends failed or that stopped talking. */
+static void s_sweep(ens_server *s, int64_t now) {
+  int64_t timeout = 3 * (int64_t)s->opts.heartbeat_ms + 500;
+  for (size_t i = s->npeers; i-- > 0;) {
+    s_peer *p = s->peers[i];
+    if (p->dead || now - p->last_recv > timeout) s_peer_remove(s, i, 1);
+  }
+}
+
+/* --- the group: apply now, commit once, then tell --------------------------------- */
+
+static int s_out_push(ens_server *s, const s_out *o) {
+  if (s->nout == s->capout) {
+    size_t cap = s->capout ? s->capout * 2 : 256;
+    s_out *n = realloc(s->out, cap * sizeof *n);
+    if (!n) return ens__error(ENS_ENOMEM, "out of memory queueing a reply");
+    s->out = n;
+    s->capout = cap;
+  }
+  s->out[s->nout++] = *o;
+  return 0;
+}
+
+static s_peer *s_peer_of(ens_server *s, const s_client *c) {
+  for (size_t i = 0; i < s->npeers; i++)
+    if (s->peers[i]->client == c && !s->peers[i]->dead) return s->peers[i];
+  return NULL;
+}
+
+static void s_out_clear(ens_server *s) {
+  for (size_t i = 0; i < s->nout; i++) {
+    free(s->out[i].txn);
+    free(s->out[i].reason);
+  }
+  s->nout = 0;
+}
+
+/* Commits the open group, then sends its acks, rejects and entries. A
+ * failed commit is fatal: the document holds changes the store does not. */
+static int s_flush(ens_server *s) {
+  for (size_t i = 0; i < s->npeers; i++) s->peers[i]->group_txns = 0;
+  if (!s->nout) return 0;
+  int rc = ens__store_begin(s->store);
+  uint64_t seq = s->head;
+  for (size_t i = 0; i < s->nout && !rc; i++) {
+    s_out *o = &s->out[i];
+    if (o->reject) continue;
+    ens__entry e = {o->seq, o->client->site, o->ctn, o->client->id, o->txn, o->len};
+    rc = ens__store_append(s->store, &e);
+    seq = o->seq;
+  }
+  for (size_t i = 0; i < s->nclients && !rc; i++)
+    if (s->clients[i]->dirty) rc = ens__store_set_client(s->store, s->clients[i]->id, s->clients[i]->site, s->clients[i]->last_ctn);
+  if (!rc) rc = ens__store_commit(s->store);
+  else ens__store_rollback(s->store);
+  if (rc) return ens__error_prefix(rc, "the log could not be written; the server stops: ");
+  s->head = seq;
+  for (size_t i = 0; i < s->nclients; i++) s->clients[i]->dirty = 0;
+
+  static _Thread_local ens__msg m;
+  for (size_t i = 0; i < s->nout; i++) {
+    s_out *o = &s->out[i];
+    s_peer *author = s_peer_of(s, o->client);
+    memset(&m, 0, offsetof(ens__msg, sel_buf));
+    if (o->reject) {
+      if (!author) continue; /* it learns at its next hello (protocol.md, resume) */
+      m.type = ENS_MSG_REJECT;
+      m.ctn = o->ctn;
+      m.code = (uint64_t)-o->code;
+      m.text = o->reason;
+      m.ntext = strlen(o->reason);
+      s_send_msg(s, author, &m);
+      continue;
+    }
+    if (author) {
+      m.type = ENS_MSG_ACK;
+      m.ctn = o->ctn;
+      m.seq = o->seq;
+      s_send_msg(s, author, &m);
+    }
+    m.type = ENS_MSG_ENTRY;
+    m.seq = o->seq;
+    m.site = o->client->site;
+    m.ctn = o->ctn;
+    m.bytes = o->txn;
+    m.nbytes = o->len;
+    s->scratch2.len = 0;
+    if (ens__msg_encode(&m, &s->scratch2)) continue;
+    for (size_t k = 0; k < s->npeers; k++) {
+      s_peer *p = s->peers[k];
+      if (p != author && p->client) s_send(s, p, s->scratch2.data, s->scratch2.len);
+    }
+  }
+  s_out_clear(s);
+  return 0;
+}
+
+static int s_reject(ens_server *s, s_client *c, uint64_t ctn, int code, const char *why) {
+  s_out o = {0};
+  o.reject = 1;
+  o.client = c;
+  o.ctn = ctn;
+  o.code = code;
+  o.reason = strdup(why);
+  if (!o.reason) return ens__error(ENS_ENOMEM, "out of memory rejecting");
+  c->last_ctn = ctn;
+  c->dirty = 1;
+  return s_out_push(s, &o);
+}
+
+static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
+  s_client *c = p->client;
+  if (m->ctn <= c->last_ctn) return 0; /* a resend of something decided */
+  if (m->ctn != c->last_ctn + 1) {
+    s_send_error_rid(s, p->rid, p->rid_len, ENS_PERR_MALFORMED, "ctn out of order");
+    p->dead = 1;
+    return 0;
+  }
+  if (++p->group_txns > s->opts.window) {
+    s_send_error_rid(s, p->rid, p->rid_len, ENS_PERR_LIMIT, "window overrun");
+    p->dead = 1;
+    return 0;
+  }
+  if (m->nbytes > ENS_MAX_TXN_BYTES) return s_reject(s, c, m->ctn, ENS_ELIMIT, "transaction too large");
+  ens_txn *t = NULL;
+  int rc = ens_txn_decode(m->bytes, m->nbytes, &t);
+  if (rc == 0) rc = ens_doc_apply(s->doc, t, ENS_ORIGIN_REMOTE, NULL);
+  ens_txn_free(t);
+  if (rc == ENS_ENOMEM) return rc;
+  if (rc) return s_reject(s, c, m->ctn, rc, ens_error_last());
+  s_out o = {0};
+  o.client = c;
+  o.ctn = m->ctn;
+  o.seq = ++s->applied;
+  o.len = m->nbytes;
+  o.txn = malloc(o.len ? o.len : 1);
+  if (!o.txn) return ens__error(ENS_ENOMEM, "out of memory keeping a transaction");
+  memcpy(o.txn, m->bytes, o.len);
+  c->last_ctn = m->ctn;
+  c->dirty = 1;
+  return s_out_push(s, &o);
+}
+
+/* --- hello: welcome, then the snapshot or the missing entries ----------------------- */
+
+typedef struct {
+  ens_server *s;
+  s_peer *p;
+} s_catchup;
+
+static int s_send_entry(const ens__entry *e, void *user) {
+  s_catchup *c = user;
+  static _Thread_local ens__msg m;
+  memset(&m, 0, offsetof(ens__msg, sel_buf));
+  m.type = ENS_MSG_ENTRY;
+  m.seq = e->seq;
+  m.site = e->site;
+  m.ctn = e->ctn;
+  m.bytes = e->txn;
+  m.nbytes = e->len;
+  return s_send_msg(c->s, c->p, &m) ? 1 : 0;
+}
+
+static int s_send_snapshot(ens_server *s, s_peer *p) {
+  unsigned char *snap;
+  size_t len;
+  int rc = ens_snapshot_encode(s->doc, &snap, &len);
+  if (rc) return rc;
+  size_t count = len ? (len + ENS_SNAPSHOT_CHUNK - 1) / ENS_SNAPSHOT_CHUNK : 1;
+  static _Thread_local ens__msg m;
+  for (size_t i = 0; i < count && !p->dead; i++) {
+    memset(&m, 0, offsetof(ens__msg, sel_buf));
+    m.type = ENS_MSG_SNAPSHOT;
+    m.seq = s->head;
+    m.index = i;
+    m.count = count;
+    m.bytes = snap + i * ENS_SNAPSHOT_CHUNK;
+    m.nbytes = i + 1 < count ? ENS_SNAPSHOT_CHUNK : len - i * ENS_SNAPSHOT_CHUNK;
+    s_send_msg(s, p, &m);
+  }
+  ens_free(snap);
+  return 0;
+}
+
+static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const ens__msg *m, int64_t now) {
+  if (m->vmin > ENS_PROTO_VERSION || m->vmax < ENS_PROTO_VERSION) {
+    char why[64];
+    snprintf(why, sizeof why, "server speaks %d..%d", ENS_PROTO_VERSION, ENS_PROTO_VERSION);
+    s_send_error_rid(s, rid, rid_len, ENS_PERR_VERSION, why);
+    return 0;
+  }
+  int rc = s_flush(s);
+  if (rc) return rc;
+  s_client *c = s_client_find(s, m->client);
+  if (!c) {
+    if (s->next_site > ENS_SITE_MAX) {
+      s_send_error_rid(s, rid, rid_len, ENS_PERR_LIMIT, "no sites left");
+      return 0;
+    }
+    if ((rc = s_client_add(s, m->client, s->next_site, 0, &c))) return rc;
+    /* the site must outlive a crash before the client's first change */
+    if ((rc = ens__store_begin(s->store)) || (rc = ens__store_set_client(s->store, c->id, c->site, 0)) ||
+        (rc = ens__store_commit(s->store)))
+      return ens__error_prefix(rc, "the log could not be written; the server stops: ");
+  }
+  /* a client has one connection: a new hello replaces the old one */
+  for (size_t i = s->npeers; i-- > 0;) {
+    s_peer *q = s->peers[i];
+    if (q->client == c || (q->rid_len == rid_len && memcmp(q->rid, rid, rid_len) == 0))
+      s_peer_remove(s, i, q->client != c);
+  }
+  if (s->npeers == MAX_PEERS) {
+    s_send_error_rid(s, rid, rid_len, ENS_PERR_LIMIT, "too many clients");
+    return 0;
+  }
+  s_peer *p = calloc(1, sizeof *p);
+  if (!p) return ens__error(ENS_ENOMEM, "out of memory adding a peer");
+  memcpy(p->rid, rid, rid_len);
+  p->rid_len = rid_len;
+  p->client = c;
+  p->last_recv = now;
+  s->peers[s->npeers++] = p;
+
+  int from_log = m->epoch == ens__store_epoch(s->store) && m->seq + 1 >= ens__store_first(s->store) &&
+                 m->seq <= s->head;
+  static _Thread_local ens__msg w;
+  memset(&w, 0, offsetof(ens__msg, sel_buf));
+  w.type = ENS_MSG_WELCOME;
+  w.version = ENS_PROTO_VERSION;
+  w.epoch = ens__store_epoch(s->store);
+  w.site = c->site;
+  w.seq = s->head;
+  w.ctn = c->last_ctn;
+  w.mode = from_log ? 0 : 1;
+  w.window = s->opts.window;
+  w.heartbeat_ms = s->opts.heartbeat_ms;
+  w.max_message = ENS_MAX_MESSAGE;
+  if (s_send_msg(s, p, &w)) return 0;
+  if (from_log) {
+    s_catchup cu = {s, p};
+    if (m->seq < s->head && (rc = ens__store_read(s->store, m->seq + 1, s->head, s_send_entry, &cu)) < 0) return rc;
+  } else if ((rc = s_send_snapshot(s, p))) {
+    return rc;
+  }
+  for (size_t i = 0; i < s->npeers; i++)
+    if (s->peers[i] != p && s->peers[i]->presence) s_send(s, p, s->peers[i]->presence, s->peers[i]->presence_len);
+  return 0;
+}
+
+static void s_on_presence(ens_server *s, s_peer *p, ens__msg *m) {
+  m->site = p->client->site;
+  ens_buf b = ENS_BUF_INIT;
+  if (ens__msg_encode(m, &b)) {
+    ens__buf_free(&b);
+    return;
+  }
+  free(p->presence);
+  p->presence_len = b.len;
+  p->presence = ens__buf_detach(&b, &p->presence_len);
+  for (size_t i = 0; i < s->npeers; i++)
+    if (s->peers[i] != p && s->peers[i]->client) s_send(s, s->peers[i], p->presence, p->presence_len);
+}
+
+/* --- one message ----------------------------------------------------------------------- */
+
+static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, const unsigned char *data, size_t len,
+                    int64_t now) {
+  static _Thread_local ens__msg m;
+  if (ens__msg_decode(data, len, &m)) {
+    s_peer *p = s_peer_find(s, rid, rid_len);
+    s_send_error_rid(s, rid, rid_len, ENS_PERR_MALFORMED, ens_error_last());
+    if (p) p->dead = 1;
+    return 0;
+  }
+  if (m.type == ENS_MSG_HELLO) return s_on_hello(s, rid, rid_len, &m, now);
+  s_peer *p = s_peer_find(s, rid, rid_len);
+  if (!p || p->dead) {
+    if (m.type != ENS_MSG_BYE) s_send_error_rid(s, rid, rid_len, ENS_PERR_NO_SESSION, "hello first");
+    return 0;
+  }
+  p->last_recv = now;
+  switch (m.type) {
+  case ENS_MSG_TXN: return s_on_txn(s, p, &m);
+  case ENS_MSG_PRESENCE: s_on_presence(s, p, &m); return 0;
+  case ENS_MSG_BYE:
+    for (size_t i = 0; i < s->npeers; i++)
+      if (s->peers[i] == p) s_peer_remove(s, i, 1);
+    return 0;
+  case ENS_MSG_PING: {
+    static _Thread_local ens__msg r;
+    memset(&r, 0, offsetof(ens__msg, sel_buf));
+    r.type = ENS_MSG_PONG;
+    r.token = m.token;
+    r.seq = s->head;
+    s_send_msg(s, p, &r);
+    return 0;
+  }
+  default:
+    s_send_error_rid(s, rid, rid_len, ENS_PERR_MALFORMED, "a server does not take that message");
+    p->dead = 1;
+    return 0;
+  }
+}
+
+/* Receives one whole message; 1 when one was handled, 0 when none was
+ * waiting, or an error. */
+static int s_recv_one(ens_server *s, int64_t now) {
+  zmq_msg_t rid, body;
+  zmq_msg_init(&rid);
+  if (zmq_msg_recv(&rid, s->sock, ZMQ_DONTWAIT) < 0) {
+    zmq_msg_close(&rid);
+    return 0;
+  }
+  int rc = 0, frames = 0;
+  zmq_msg_init(&body);
+  while (zmq_msg_more(frames ? &body : &rid)) {
+    /* one payload frame only: the rest of a multipart message is read and
+     * dropped, so a peer cannot make us hold it (REFERENCE.md) */
+    zmq_msg_close(&body);
+    zmq_msg_init(&body);
+    if (zmq_msg_recv(&body, s->sock, 0) < 0) break;
+    frames++;
+  }
+  size_t rid_len = zmq_msg_size(&rid);
+  if (rid_len > 255) rid_len = 255;
+  if (frames == 1) {
+    rc = s_handle(s, zmq_msg_data(&rid), rid_len, zmq_msg_data(&body), zmq_msg_size(&body), now);
+  } else {
+    s_peer *p = s_peer_find(s, zmq_msg_data(&rid), rid_len);
+    s_send_error_rid(s, zmq_msg_data(&rid), rid_len, ENS_PERR_MALFORMED, "one frame per message");
+    if (p) p->dead = 1;
+  }
+  zmq_msg_close(&rid);
+  zmq_msg_close(&body);
+  return rc ? rc : 1;
+}
+
+/* --- checkpoints ------------------------------------------------------------------------- */
+
+int ens_server_checkpoint(ens_server *s) {
+  int rc = s_flush(s);
+  if (rc) return rc;
+  unsigned char *snap;
+  size_t len;
+  if ((rc = ens_snapshot_encode(s->doc, &snap, &len))) return rc;
+  rc = ens__store_checkpoint(s->store, s->head, snap, len, s->opts.log_keep);
+  ens_free(snap);
+  if (rc) return rc;
+  s->checkpoint_seq = s->head;
+  if (s->opts.on_checkpoint) s->opts.on_checkpoint(s->doc, s->head, s->opts.user);
+  return 0;
+}
+
+int ens_server_poll(ens_server *s, int timeout_ms) {
+  zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
+  if (zmq_poll(&item, 1, timeout_ms) < 0 && errno != EINTR) return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
+  int64_t now = ens__now_ms();
+  int rc = 0;
+  for (int i = 0; i < DRAIN_MAX; i++) {
+    rc = s_recv_one(s, now);
+    if (rc <= 0) break;
+  }
+  if (rc < 0) return rc;
+  return ens__server_flush(s, now);
+}
+
+/* --- life ---------------------------------------------------------------------------------- */
+
+typedef struct {
+  ens_doc *doc;
+  int rc;
+} s_replay;
+
+static int s_replay_entry(const ens__entry *e, void *user) {
+  s_replay *r = user;
+  ens_txn *t = NULL;
+  int rc = ens_txn_decode(e->txn, e->len, &t);
+  if (rc == 0) rc = ens_doc_apply(r->doc, t, ENS_ORIGIN_REMOTE, NULL);
+  ens_txn_free(t);
+  if (rc) r->rc = ens__error_prefix(rc, "log entry %llu does not apply: ", (unsigned long long)e->seq);
+  return rc ? 1 : 0;
+}
+
+static int s_load(ens_server *s) {
+  unsigned char *snap = NULL;
+  size_t len = 0;
+  uint64_t cp = 0;
+  int rc = ens__store_checkpoint_get(s->store, &cp, &snap, &len);
+  if (rc == ENS_ENOTFOUND) {
+    /* a new store: it starts from the given document, checkpointed at 0 */
+    if (ens__store_head(s->store) != 0) return ens__error(ENS_EDECODE, "store has a log but no checkpoint");
+    if (s->opts.initial) {
+      if ((rc = ens_snapshot_encode(s->opts.initial, &snap, &len))) return rc;
+      rc = ens_snapshot_decode(snap, len, &s->doc);
+    } else {
+      s->doc = ens_doc_new(s->opts.doc_kind ? s->opts.doc_kind : "document", 0);
+      rc = s->doc ? ens_snapshot_encode(s->doc, &snap, &len) : ENS_ENOMEM;
+    }
+    if (rc == 0) rc = ens__store_checkpoint(s->store, 0, snap, len, 0);
+    ens_free(snap);
+    return rc;
+  }
+  if (rc) return rc;
+  rc = ens_snapshot_decode(snap, len, &s->doc);
+  ens_free(snap);
+  if (rc) return ens__error_prefix(rc, "store checkpoint: ");
+  s->checkpoint_seq = cp;
+  s_replay r = {s->doc, 0};
+  rc = ens__store_read(s->store, cp + 1, ens__store_head(s->store), s_replay_entry, &r);
+  return r.rc ? r.rc : rc;
+}
+
+static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
+  *out = NULL;
+  if (!opts || (!opts->endpoint && !detached) || !opts->store_path)
+    return ens__error(ENS_EINVAL, "a server needs an endpoint and a store");
+  ens_server *s = calloc(1, sizeof *s);
+  if (!s) return ens__error(ENS_ENOMEM, "out of memory creating a server");
+  s->opts = *opts;
+  if (!s->opts.checkpoint_every) s->opts.checkpoint_every = 1000;
+  if (!s->opts.log_keep) s->opts.log_keep = 10000;
+  if (!s->opts.heartbeat_ms) s->opts.heartbeat_ms = 500;
+  if (!s->opts.window) s->opts.window = 64;
+  s->next_site = 1;
+  int rc;
+  if ((rc = ens__store_open(opts->store_path, &s->store))) goto fail;
+  if ((rc = ens__store_clients(s->store, s_load_client, s))) goto fail;
+  if ((rc = s_load(s))) goto fail;
+  s->head = s->applied = ens__store_head(s->store);
+  if (detached) {
+    *out = s;
+    return 0;
+  }
+  s->ctx = zmq_ctx_new();
+  s->sock = s->ctx ? zmq_socket(s->ctx, ZMQ_ROUTER) : NULL;
+  if (!s->sock) {
+    rc = ens__error(ENS_EIO, "zmq: %s", zmq_strerror(errno));
+    goto fail;
+  }
+  int one = 1, zero = 0, hwm = SNDHWM;
+  int64_t maxmsg = ENS_MAX_MESSAGE;
+  zmq_setsockopt(s->sock, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
+  zmq_setsockopt(s->sock, ZMQ_LINGER, &zero, sizeof zero);
+  zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
+  zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
+  if (zmq_bind(s->sock, opts->endpoint) != 0) {
+    rc = ens__error(ENS_EIO, "bind %s: %s", opts->endpoint, zmq_strerror(errno));
+    goto fail;
+  }
+  size_t elen = sizeof s->endpoint;
+  zmq_getsockopt(s->sock, ZMQ_LAST_ENDPOINT, s->endpoint, &elen);
+  *out = s;
+  return 0;
+fail:
+  ens_server_free(s);
+  return rc;
+}
+
+int ens_server_new(const ens_server_opts *opts, ens_server **out) { return s_new(opts, 0, out); }
+
+int ens__server_new_detached(const ens_server_opts *opts, ens_server **out) { return s_new(opts, 1, out); }
+
+int ens__server_handle(ens_server *s, const void *rid, size_t rid_len, const void *data, size_t len, int64_t now_ms) {
+  if (rid_len == 0 || rid_len > 255) return ens__error(ENS_EINVAL, "a routing id is 1..255 bytes");
+  return s_handle(s, rid, rid_len, data, len, now_ms);
+}
+
+int ens__server_flush(ens_server *s, int64_t now_ms) {
+  int rc = s_flush(s);
+  if (rc) return rc;
+  s_sweep(s, now_ms);
+  if (s->opts.checkpoint_every && s->head - s->checkpoint_seq >= s->opts.checkpoint_every)
+    return ens_server_checkpoint(s);
+  return 0;
+}
+
+size_t ens__server_sent(const ens_server *s) { return s->sent; }
+struct ens__store *ens__server_store(ens_server *s) { return s->store; }
+
+static void *s_thread(void *arg) {
+  ens_server *s = arg;
+  while (!atomic_load(&s->stop)) {
+    int rc = ens_server_poll(s, 50);
+    if (rc) {
+      s->thread_rc = rc;
+      break;
+    }
+  }
+  return NULL;
+}
+
+int ens_server_start(ens_server *s) {
+  if (s->running) return ens__error(ENS_EINVAL, "the server already runs");
+  atomic_store(&s->stop, 0);
+  s->thread_rc = 0;
+  if (pthread_create(&s->thread, NULL, s_thread, s) != 0) return ens__error(ENS_EIO, "could not start a thread");
+  s->running = 1;
+  return 0;
+}
+
+int ens_server_stop(ens_server *s) {
+  if (!s->running) return 0;
+  atomic_store(&s->stop, 1);
+  pthread_join(s->thread, NULL);
+  s->running = 0;
+  return s->thread_rc;
+}
+
+const ens_doc *ens_server_doc(const ens_server *s) { return s->doc; }
+uint64_t ens_server_head(const ens_server *s) { return s->head; }
+uint64_t ens_server_epoch(const ens_server *s) { return ens__store_epoch(s->store); }
+const char *ens_server_endpoint(const ens_server *s) { return s->endpoint; }
+size_t ens_server_client_count(const ens_server *s) { return s->npeers; }
+
+void ens_server_free(ens_server *s) {
+  if (!s) return;
+  ens_server_stop(s);
+  if (s->store && s->doc && s->sock) {
+    if (ens_server_checkpoint(s) == 0)
+      for (size_t i = 0; i < s->npeers; i++)
+        s_send_error_rid(s, s->peers[i]->rid, s->peers[i]->rid_len, ENS_PERR_SHUTDOWN, "server shutting down");
+  }
+  if (s->npeers && s->sock) {
+    int linger = 200; /* long enough for "shutting down" to leave */
+    zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
+  }
+  while (s->npeers) s_peer_remove(s, s->npeers - 1, 0);
+  s_out_clear(s);
+  free(s->out);
+  if (s->sock) zmq_close(s->sock);
+  if (s->ctx) zmq_ctx_term(s->ctx);
+  ens__store_close(s->store);
+  ens_doc_free(s->doc);
+  for (size_t i = 0; i < s->nclients; i++) free(s->clients[i]);
+  free(s->clients);
+  ens__buf_free(&s->scratch);
+  ens__buf_free(&s->scratch2);
+  free(s);
+}

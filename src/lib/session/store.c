@@ -1,0 +1,303 @@
+/* The durable log over SQLite (see store.h).
+ *
+ * Durability: WAL mode with synchronous=FULL, so each COMMIT fsyncs the
+ * WAL before returning, and the server acknowledges only after that. With
+ * synchronous=NORMAL a WAL commit is safe against a crash of the process
+ * (the bytes are in the OS) but not against a power cut, and an ack is a
+ * promise against both. The cost, one fsync per COMMIT, is paid once per
+ * group: the server puts every transaction it drained from the socket in
+ * one poll round into one COMMIT. */
+#include "store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/error.h"
+#include "../util/random.h"
+
+#define STORE_VERSION 1
+
+enum { Q_APPEND, Q_CLIENT, Q_READ, Q_CLIENTS, Q_CP_GET, Q_CP_PUT, Q_TRIM, Q_COUNT };
+
+static const char *s_sql[Q_COUNT] = {
+    [Q_APPEND] = "INSERT INTO log(seq, site, client, ctn, txn) VALUES (?1, ?2, ?3, ?4, ?5)",
+    [Q_CLIENT] = "INSERT INTO clients(client, site, last_ctn) VALUES (?1, ?2, ?3) "
+                 "ON CONFLICT(client) DO UPDATE SET site = excluded.site, last_ctn = excluded.last_ctn",
+    [Q_READ] = "SELECT seq, site, client, ctn, txn FROM log WHERE seq BETWEEN ?1 AND ?2 ORDER BY seq",
+    [Q_CLIENTS] = "SELECT client, site, last_ctn FROM clients",
+    [Q_CP_GET] = "SELECT seq, snapshot FROM checkpoint ORDER BY seq DESC LIMIT 1",
+    [Q_CP_PUT] = "INSERT OR REPLACE INTO checkpoint(seq, snapshot) VALUES (?1, ?2)",
+    [Q_TRIM] = "DELETE FROM log WHERE seq <= ?1",
+};
+
+struct ens__store {
+  sqlite3 *db;
+  sqlite3_stmt *q[Q_COUNT];
+  uint64_t epoch, head, first;
+  uint64_t pending_head; /* head including appends of the open group */
+  int in_txn;
+};
+
+static int s_err(ens__store *s, const char *what) {
+  return ens__error(ENS_EIO, "store: %s: %s", what, s->db ? sqlite3_errmsg(s->db) : "no database");
+}
+
+static int s_exec(ens__store *s, const char *sql) {
+  char *msg = NULL;
+  if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    int rc = ens__error(ENS_EIO, "store: %s: %s", sql, msg ? msg : "failed");
+    sqlite3_free(msg);
+    return rc;
+  }
+  return 0;
+}
+
+static int s_scalar(ens__store *s, const char *sql, uint64_t *out, int *found) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return s_err(s, sql);
+  int rc = sqlite3_step(st);
+  *found = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;
+  if (*found) *out = (uint64_t)sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : s_err(s, sql);
+}
+
+static int s_load_meta(ens__store *s) {
+  uint64_t v;
+  int found, rc;
+  if ((rc = s_scalar(s, "SELECT value FROM meta WHERE key = 'version'", &v, &found))) return rc;
+  if (!found) {
+    /* a new store: its history starts now, under a fresh epoch */
+    s->epoch = ens__random_u64() >> 1; /* fits SQLite's signed integers */
+    if (!s->epoch) s->epoch = 1;
+    char sql[160];
+    snprintf(sql, sizeof sql, "INSERT INTO meta VALUES ('version', %d), ('epoch', %llu)", STORE_VERSION,
+             (unsigned long long)s->epoch);
+    return s_exec(s, sql);
+  }
+  if (v != STORE_VERSION) return ens__error(ENS_EDECODE, "store: version %llu, this build reads %d", (unsigned long long)v, STORE_VERSION);
+  if ((rc = s_scalar(s, "SELECT value FROM meta WHERE key = 'epoch'", &s->epoch, &found))) return rc;
+  if (!found || !s->epoch) return ens__error(ENS_EDECODE, "store: no epoch");
+  return 0;
+}
+
+static int s_load_bounds(ens__store *s) {
+  uint64_t max = 0, min = 0, cp = 0;
+  int fmax, fmin, fcp, rc;
+  if ((rc = s_scalar(s, "SELECT max(seq) FROM log", &max, &fmax))) return rc;
+  if ((rc = s_scalar(s, "SELECT min(seq) FROM log", &min, &fmin))) return rc;
+  if ((rc = s_scalar(s, "SELECT max(seq) FROM checkpoint", &cp, &fcp))) return rc;
+  s->head = fmax ? max : 0;
+  if (fcp && cp > s->head) s->head = cp;
+  s->first = fmin ? min : s->head + 1;
+  s->pending_head = s->head;
+  return 0;
+}
+
+int ens__store_open(const char *path, ens__store **out) {
+  *out = NULL;
+  ens__store *s = calloc(1, sizeof *s);
+  if (!s) return ens__error(ENS_ENOMEM, "out of memory opening a store");
+  int rc;
+  if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+      SQLITE_OK) {
+    rc = s_err(s, path);
+    goto fail;
+  }
+  sqlite3_busy_timeout(s->db, 5000);
+  if ((rc = s_exec(s, "PRAGMA journal_mode = WAL")) || (rc = s_exec(s, "PRAGMA synchronous = FULL")) ||
+      (rc = s_exec(s, "BEGIN IMMEDIATE")) ||
+      (rc = s_exec(s, "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+                      "CREATE TABLE IF NOT EXISTS log(seq INTEGER PRIMARY KEY, site INTEGER NOT NULL,"
+                      " client BLOB NOT NULL, ctn INTEGER NOT NULL, txn BLOB NOT NULL);"
+                      "CREATE TABLE IF NOT EXISTS clients(client BLOB PRIMARY KEY, site INTEGER NOT NULL UNIQUE,"
+                      " last_ctn INTEGER NOT NULL);"
+                      "CREATE TABLE IF NOT EXISTS checkpoint(seq INTEGER PRIMARY KEY, snapshot BLOB NOT NULL);")) ||
+      (rc = s_load_meta(s)) || (rc = s_exec(s, "COMMIT")) || (rc = s_load_bounds(s)))
+    goto fail;
+  for (int i = 0; i < Q_COUNT; i++)
+    if (sqlite3_prepare_v3(s->db, s_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i], NULL) != SQLITE_OK) {
+      rc = s_err(s, s_sql[i]);
+      goto fail;
+    }
+  *out = s;
+  return 0;
+fail:
+  ens__store_close(s);
+  return rc;
+}
+
+void ens__store_close(ens__store *s) {
+  if (!s) return;
+  if (s->in_txn) ens__store_rollback(s);
+  for (int i = 0; i < Q_COUNT; i++) sqlite3_finalize(s->q[i]);
+  sqlite3_close(s->db);
+  free(s);
+}
+
+uint64_t ens__store_epoch(const ens__store *s) { return s->epoch; }
+uint64_t ens__store_head(const ens__store *s) { return s->head; }
+uint64_t ens__store_first(const ens__store *s) { return s->first; }
+
+int ens__store_begin(ens__store *s) {
+  if (s->in_txn) return ens__error(ENS_EINVAL, "store: a group is already open");
+  int rc = s_exec(s, "BEGIN IMMEDIATE");
+  if (rc == 0) {
+    s->in_txn = 1;
+    s->pending_head = s->head;
+  }
+  return rc;
+}
+
+/* Runs a statement whose parameters are bound; resets it either way. */
+static int s_step_done(ens__store *s, sqlite3_stmt *st, const char *what) {
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  return rc == SQLITE_DONE ? 0 : s_err(s, what);
+}
+
+int ens__store_append(ens__store *s, const ens__entry *e) {
+  if (!s->in_txn) return ens__error(ENS_EINVAL, "store: append outside a group");
+  if (e->seq != s->pending_head + 1)
+    return ens__error(ENS_EINVAL, "store: append of seq %llu after %llu", (unsigned long long)e->seq,
+                      (unsigned long long)s->pending_head);
+  sqlite3_stmt *st = s->q[Q_APPEND];
+  sqlite3_bind_int64(st, 1, (sqlite3_int64)e->seq);
+  sqlite3_bind_int64(st, 2, e->site);
+  sqlite3_bind_blob(st, 3, e->client, ENS_CLIENT_ID_LEN, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 4, (sqlite3_int64)e->ctn);
+  sqlite3_bind_blob(st, 5, e->txn, (int)e->len, SQLITE_STATIC);
+  int rc = s_step_done(s, st, "append");
+  if (rc == 0) s->pending_head = e->seq;
+  return rc;
+}
+
+int ens__store_set_client(ens__store *s, const unsigned char *client, uint32_t site, uint64_t last_ctn) {
+  if (!s->in_txn) return ens__error(ENS_EINVAL, "store: client update outside a group");
+  sqlite3_stmt *st = s->q[Q_CLIENT];
+  sqlite3_bind_blob(st, 1, client, ENS_CLIENT_ID_LEN, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 2, site);
+  sqlite3_bind_int64(st, 3, (sqlite3_int64)last_ctn);
+  return s_step_done(s, st, "client update");
+}
+
+int ens__store_commit(ens__store *s) {
+  if (!s->in_txn) return ens__error(ENS_EINVAL, "store: commit outside a group");
+  int rc = s_exec(s, "COMMIT");
+  if (rc) {
+    ens__store_rollback(s);
+    return rc;
+  }
+  s->in_txn = 0;
+  if (s->first > s->head && s->pending_head > s->head) s->first = s->head + 1;
+  s->head = s->pending_head;
+  return 0;
+}
+
+void ens__store_rollback(ens__store *s) {
+  if (!s->in_txn) return;
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", ens_error_last()); /* keep the reason the caller reports */
+  sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+  ens__error(ENS_EIO, "%s", msg);
+  s->in_txn = 0;
+  s->pending_head = s->head;
+}
+
+int ens__store_read(ens__store *s, uint64_t from, uint64_t to, int (*fn)(const ens__entry *e, void *user),
+                    void *user) {
+  sqlite3_stmt *st = s->q[Q_READ];
+  sqlite3_bind_int64(st, 1, (sqlite3_int64)from);
+  sqlite3_bind_int64(st, 2, (sqlite3_int64)to);
+  int rc = 0, step;
+  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    ens__entry e;
+    e.seq = (uint64_t)sqlite3_column_int64(st, 0);
+    e.site = (uint32_t)sqlite3_column_int64(st, 1);
+    e.client = sqlite3_column_blob(st, 2);
+    int nclient = sqlite3_column_bytes(st, 2);
+    e.ctn = (uint64_t)sqlite3_column_int64(st, 3);
+    e.txn = sqlite3_column_blob(st, 4);
+    e.len = (size_t)sqlite3_column_bytes(st, 4);
+    if (nclient != ENS_CLIENT_ID_LEN) {
+      rc = ens__error(ENS_EDECODE, "store: entry %llu has a bad client id", (unsigned long long)e.seq);
+      break;
+    }
+    if (!e.txn) e.txn = (const unsigned char *)"";
+    if ((rc = fn(&e, user))) break;
+  }
+  if (!rc && step != SQLITE_DONE) rc = s_err(s, "read");
+  sqlite3_reset(st);
+  return rc;
+}
+
+int ens__store_clients(ens__store *s,
+                       int (*fn)(const unsigned char *client, uint32_t site, uint64_t last_ctn, void *user),
+                       void *user) {
+  sqlite3_stmt *st = s->q[Q_CLIENTS];
+  int rc = 0, step;
+  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    if (sqlite3_column_bytes(st, 0) != ENS_CLIENT_ID_LEN) continue;
+    rc = fn(sqlite3_column_blob(st, 0), (uint32_t)sqlite3_column_int64(st, 1),
+            (uint64_t)sqlite3_column_int64(st, 2), user);
+    if (rc) break;
+  }
+  if (!rc && step != SQLITE_DONE) rc = s_err(s, "clients");
+  sqlite3_reset(st);
+  return rc;
+}
+
+int ens__store_checkpoint_get(ens__store *s, uint64_t *seq, unsigned char **snap, size_t *len) {
+  *snap = NULL;
+  *len = 0;
+  sqlite3_stmt *st = s->q[Q_CP_GET];
+  int step = sqlite3_step(st), rc = 0;
+  if (step == SQLITE_ROW) {
+    *seq = (uint64_t)sqlite3_column_int64(st, 0);
+    size_t n = (size_t)sqlite3_column_bytes(st, 1);
+    const void *p = sqlite3_column_blob(st, 1);
+    *snap = malloc(n ? n : 1);
+    if (!*snap) rc = ens__error(ENS_ENOMEM, "out of memory reading a checkpoint");
+    else {
+      if (n) memcpy(*snap, p, n);
+      *len = n;
+    }
+  } else if (step == SQLITE_DONE) {
+    rc = ens__error(ENS_ENOTFOUND, "store: no checkpoint");
+  } else {
+    rc = s_err(s, "checkpoint");
+  }
+  sqlite3_reset(st);
+  return rc;
+}
+
+int ens__store_checkpoint(ens__store *s, uint64_t seq, const void *snap, size_t len, uint64_t keep) {
+  if (s->in_txn) return ens__error(ENS_EINVAL, "store: checkpoint inside a group");
+  if (seq > s->head) return ens__error(ENS_EINVAL, "store: checkpoint past the head");
+  int rc = s_exec(s, "BEGIN IMMEDIATE");
+  if (rc) return rc;
+  s->in_txn = 1;
+  sqlite3_stmt *st = s->q[Q_CP_PUT];
+  sqlite3_bind_int64(st, 1, (sqlite3_int64)seq);
+  sqlite3_bind_blob(st, 2, snap, (int)len, SQLITE_STATIC);
+  if ((rc = s_step_done(s, st, "checkpoint"))) goto fail;
+  char sql[96];
+  snprintf(sql, sizeof sql, "DELETE FROM checkpoint WHERE seq < %llu", (unsigned long long)seq);
+  if ((rc = s_exec(s, sql))) goto fail;
+  uint64_t trim = seq > keep ? seq - keep : 0;
+  st = s->q[Q_TRIM];
+  sqlite3_bind_int64(st, 1, (sqlite3_int64)trim);
+  if ((rc = s_step_done(s, st, "trim"))) goto fail;
+  if ((rc = s_exec(s, "COMMIT"))) goto fail;
+  s->in_txn = 0;
+  if (trim + 1 > s->first) s->first = trim + 1;
+  /* the WAL would otherwise only grow between automatic checkpoints */
+  sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+  return 0;
+fail:
+  ens__store_rollback(s);
+  return rc;
+}

@@ -1,0 +1,64 @@
+/* The server's durable log (docs/protocol.md, "Sessions"): SQLite in WAL
+ * mode holding every accepted transaction by seq, the latest checkpoint
+ * (a snapshot and its seq), and per client its site and the last ctn the
+ * server decided on. One writer: the server that opened it. */
+#ifndef ENS_SESSION_STORE_H
+#define ENS_SESSION_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg.h"
+
+typedef struct ens__store ens__store;
+
+typedef struct {
+  uint64_t seq;
+  uint32_t site;
+  uint64_t ctn;
+  const unsigned char *client; /* ENS_CLIENT_ID_LEN bytes */
+  const unsigned char *txn;    /* encoded transaction */
+  size_t len;
+} ens__entry;
+
+/* Opens or creates the store at path (a new store gets a random epoch and
+ * no checkpoint). The caller owns *out: ens__store_close. */
+int ens__store_open(const char *path, ens__store **out);
+void ens__store_close(ens__store *s);
+
+uint64_t ens__store_epoch(const ens__store *s);
+/* The last durable seq (0 for a new store). */
+uint64_t ens__store_head(const ens__store *s);
+/* The oldest seq the log still holds; head + 1 when it holds none. */
+uint64_t ens__store_first(const ens__store *s);
+
+/* Group commit: begin, any number of appends and client updates, commit.
+ * Nothing is durable, nor visible to head, before commit returns 0; a
+ * failed commit rolls everything back. Appends must continue head in
+ * order (seq = head + 1, + 2, ...). */
+int ens__store_begin(ens__store *s);
+int ens__store_append(ens__store *s, const ens__entry *e);
+int ens__store_set_client(ens__store *s, const unsigned char *client, uint32_t site, uint64_t last_ctn);
+int ens__store_commit(ens__store *s);
+void ens__store_rollback(ens__store *s);
+
+/* Entries from..to (inclusive) in order; stops at fn's first nonzero
+ * return and returns it. Entries are borrowed for the call. */
+int ens__store_read(ens__store *s, uint64_t from, uint64_t to, int (*fn)(const ens__entry *e, void *user),
+                    void *user);
+
+/* Every known client. */
+int ens__store_clients(ens__store *s,
+                       int (*fn)(const unsigned char *client, uint32_t site, uint64_t last_ctn, void *user),
+                       void *user);
+
+/* The latest checkpoint: *snap malloc'd (free with ens_free), or
+ * ENS_ENOTFOUND when there is none. */
+int ens__store_checkpoint_get(ens__store *s, uint64_t *seq, unsigned char **snap, size_t *len);
+/* Records a snapshot of the document at seq (<= head) durably, replacing
+ * the previous one, and trims the log to the entries after seq - keep
+ * (entries kept so that clients slightly behind catch up without a
+ * snapshot). */
+int ens__store_checkpoint(ens__store *s, uint64_t seq, const void *snap, size_t len, uint64_t keep);
+
+#endif

@@ -1,0 +1,191 @@
+/* Session message codec: every type round-trips field for field, the
+ * decoder refuses every truncation, wrong types and out-of-range numbers,
+ * and skips fields a later version may add. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "session/msg.h"
+#include "util/mpack.h"
+
+static const ens_id s_sel[] = {5, ens_id_make(3, 9), 0xffffffffffffffffULL};
+
+/* One filled message of each type. */
+static ens__msg s_sample(int type) {
+  ens__msg m;
+  memset(&m, 0, sizeof m);
+  m.type = (ens__msg_type)type;
+  static const unsigned char bytes[] = {0x94, 0x01, 0xa0, 0xa0, 0x90};
+  switch (type) {
+  case ENS_MSG_HELLO: m.vmin = 1; m.vmax = 3; memset(m.client, 0xab, sizeof m.client); m.epoch = 0x1234567890abcdefULL; m.seq = 77; break;
+  case ENS_MSG_WELCOME: m.version = 1; m.epoch = 9; m.site = ENS_SITE_MAX; m.seq = 1u << 20; m.ctn = 4; m.mode = 1; m.window = 64; m.heartbeat_ms = 500; m.max_message = ENS_MAX_MESSAGE; break;
+  case ENS_MSG_SNAPSHOT: m.seq = 10; m.index = 2; m.count = 3; m.bytes = bytes; m.nbytes = sizeof bytes; break;
+  case ENS_MSG_ENTRY: m.seq = 11; m.site = 2; m.ctn = 5; m.bytes = bytes; m.nbytes = sizeof bytes; break;
+  case ENS_MSG_TXN: m.ctn = 6; m.bytes = bytes; m.nbytes = sizeof bytes; break;
+  case ENS_MSG_ACK: m.ctn = 6; m.seq = 12; break;
+  case ENS_MSG_REJECT: m.ctn = 7; m.code = 4; m.text = "op 0 (move 0x5): cycle"; m.ntext = strlen(m.text); break;
+  case ENS_MSG_PRESENCE: m.site = 3; m.text = "Ada"; m.ntext = 3; m.colour = 0xff8800; m.sel = s_sel; m.nsel = 3; break;
+  case ENS_MSG_BYE: m.site = 3; break;
+  case ENS_MSG_PING: m.token = 42; break;
+  case ENS_MSG_PONG: m.token = 42; m.seq = 100; break;
+  case ENS_MSG_ERROR: m.code = ENS_PERR_VERSION; m.text = "server speaks 1..1"; m.ntext = strlen(m.text); break;
+  }
+  return m;
+}
+
+static void s_assert_same(const ens__msg *a, const ens__msg *b) {
+  assert_int_equal(a->type, b->type);
+  assert_true(a->vmin == b->vmin && a->vmax == b->vmax && a->version == b->version && a->epoch == b->epoch);
+  assert_true(a->seq == b->seq && a->site == b->site && a->ctn == b->ctn && a->mode == b->mode);
+  assert_true(a->window == b->window && a->heartbeat_ms == b->heartbeat_ms && a->max_message == b->max_message);
+  assert_true(a->index == b->index && a->count == b->count && a->code == b->code && a->colour == b->colour);
+  assert_true(a->token == b->token);
+  assert_memory_equal(a->client, b->client, ENS_CLIENT_ID_LEN);
+  assert_int_equal(a->nbytes, b->nbytes);
+  if (a->nbytes) assert_memory_equal(a->bytes, b->bytes, a->nbytes);
+  assert_int_equal(a->ntext, b->ntext);
+  if (a->ntext) assert_memory_equal(a->text, b->text, a->ntext);
+  assert_int_equal(a->nsel, b->nsel);
+  for (size_t i = 0; i < a->nsel; i++) assert_true(a->sel[i] == b->sel[i]);
+}
+
+static void test_every_type_round_trips(void **state) {
+  (void)state;
+  static ens__msg back;
+  for (int t = ENS_MSG_HELLO; t <= ENS_MSG_ERROR; t++) {
+    ens__msg m = s_sample(t);
+    ens_buf b = ENS_BUF_INIT;
+    assert_int_equal(ens__msg_encode(&m, &b), 0);
+    assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+    s_assert_same(&m, &back);
+    /* every proper prefix is refused */
+    for (size_t cut = 0; cut < b.len; cut++) assert_int_equal(ens__msg_decode(b.data, cut, &back), ENS_EDECODE);
+    /* and a trailing byte too */
+    ens__buf_putc(&b, 0xc0);
+    assert_int_equal(ens__msg_decode(b.data, b.len, &back), ENS_EDECODE);
+    ens__buf_free(&b);
+  }
+}
+
+static void test_a_small_ack_is_a_few_bytes(void **state) {
+  (void)state;
+  ens__msg m = s_sample(ENS_MSG_ACK);
+  ens_buf b = ENS_BUF_INIT;
+  assert_int_equal(ens__msg_encode(&m, &b), 0);
+  static const unsigned char want[] = {0x93, 0x06, 0x06, 0x0c};
+  assert_int_equal(b.len, sizeof want);
+  assert_memory_equal(b.data, want, sizeof want);
+  ens__buf_free(&b);
+}
+
+static void test_extra_fields_are_skipped(void **state) {
+  (void)state;
+  static ens__msg back;
+  ens_buf b = ENS_BUF_INIT;
+  ens__mp_array(&b, 5);
+  ens__mp_uint(&b, ENS_MSG_ACK);
+  ens__mp_uint(&b, 3);
+  ens__mp_uint(&b, 4);
+  ens__mp_str(&b, "later", 5);
+  ens__mp_array(&b, 1);
+  ens__mp_map(&b, 0);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+  assert_true(back.ctn == 3 && back.seq == 4);
+  ens__buf_free(&b);
+}
+
+static int s_decode_built(void (*build)(ens_buf *b)) {
+  static ens__msg back;
+  ens_buf b = ENS_BUF_INIT;
+  build(&b);
+  int rc = ens__msg_decode(b.data, b.len, &back);
+  ens__buf_free(&b);
+  return rc;
+}
+
+static void s_unknown_type(ens_buf *b) { ens__mp_array(b, 1); ens__mp_uint(b, 13); }
+static void s_type_zero(ens_buf *b) { ens__mp_array(b, 1); ens__mp_uint(b, 0); }
+static void s_empty(ens_buf *b) { ens__mp_array(b, 0); }
+static void s_not_array(ens_buf *b) { ens__mp_map(b, 0); }
+static void s_too_few(ens_buf *b) { ens__mp_array(b, 2); ens__mp_uint(b, ENS_MSG_ACK); ens__mp_uint(b, 1); }
+static void s_ack_ctn0(ens_buf *b) { ens__mp_array(b, 3); ens__mp_uint(b, ENS_MSG_ACK); ens__mp_uint(b, 0); ens__mp_uint(b, 1); }
+static void s_negative(ens_buf *b) { ens__mp_array(b, 3); ens__mp_uint(b, ENS_MSG_ACK); ens__mp_int(b, -1); ens__mp_uint(b, 1); }
+static void s_short_client(ens_buf *b) {
+  ens__mp_array(b, 6); ens__mp_uint(b, ENS_MSG_HELLO); ens__mp_uint(b, 1); ens__mp_uint(b, 1);
+  ens__mp_bin(b, "0123456789abcde", 15); ens__mp_uint(b, 0); ens__mp_uint(b, 0);
+}
+static void s_bad_range(ens_buf *b) {
+  ens__mp_array(b, 6); ens__mp_uint(b, ENS_MSG_HELLO); ens__mp_uint(b, 2); ens__mp_uint(b, 1);
+  ens__mp_bin(b, "0123456789abcdef", 16); ens__mp_uint(b, 0); ens__mp_uint(b, 0);
+}
+static void s_long_name(ens_buf *b) {
+  char name[ENS_MAX_NAME + 1];
+  memset(name, 'x', sizeof name);
+  ens__mp_array(b, 5); ens__mp_uint(b, ENS_MSG_PRESENCE); ens__mp_uint(b, 0); ens__mp_str(b, name, sizeof name);
+  ens__mp_uint(b, 0); ens__mp_array(b, 0);
+}
+static void s_sel_zero(ens_buf *b) {
+  ens__mp_array(b, 5); ens__mp_uint(b, ENS_MSG_PRESENCE); ens__mp_uint(b, 0); ens__mp_str(b, "a", 1);
+  ens__mp_uint(b, 0); ens__mp_array(b, 1); ens__mp_uint(b, 0);
+}
+static void s_sel_lies(ens_buf *b) {
+  ens__mp_array(b, 5); ens__mp_uint(b, ENS_MSG_PRESENCE); ens__mp_uint(b, 0); ens__mp_str(b, "a", 1);
+  ens__mp_uint(b, 0); ens__mp_array(b, 100000);
+}
+static void s_txn_as_str(ens_buf *b) { ens__mp_array(b, 3); ens__mp_uint(b, ENS_MSG_TXN); ens__mp_uint(b, 1); ens__mp_str(b, "x", 1); }
+static void s_chunk_past(ens_buf *b) {
+  ens__mp_array(b, 5); ens__mp_uint(b, ENS_MSG_SNAPSHOT); ens__mp_uint(b, 1); ens__mp_uint(b, 3); ens__mp_uint(b, 3); ens__mp_bin(b, "", 0);
+}
+static void s_deep_extra(ens_buf *b) {
+  ens__mp_array(b, 4); ens__mp_uint(b, ENS_MSG_ACK); ens__mp_uint(b, 1); ens__mp_uint(b, 1);
+  for (int i = 0; i < 20; i++) ens__mp_array(b, 1);
+  ens__mp_nil(b);
+}
+
+static void test_bad_messages_are_refused(void **state) {
+  (void)state;
+  void (*bad[])(ens_buf *) = {s_unknown_type, s_type_zero, s_empty,   s_not_array, s_too_few,   s_ack_ctn0,
+                              s_negative,     s_short_client, s_bad_range, s_long_name, s_sel_zero, s_sel_lies,
+                              s_txn_as_str,   s_chunk_past, s_deep_extra};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    if (s_decode_built(bad[i]) != ENS_EDECODE) fail_msg("bad message %zu accepted", i);
+  }
+}
+
+static void test_encoder_refuses_what_decoder_would(void **state) {
+  (void)state;
+  ens__msg m = s_sample(ENS_MSG_PRESENCE);
+  char name[ENS_MAX_NAME + 1];
+  memset(name, 'y', sizeof name);
+  m.text = name;
+  m.ntext = sizeof name;
+  ens_buf b = ENS_BUF_INIT;
+  assert_int_equal(ens__msg_encode(&m, &b), ENS_EINVAL);
+  ens__buf_free(&b);
+  /* a long reason is cut rather than refused: a reject must always go out */
+  static char reason[ENS_MAX_TEXT * 2];
+  memset(reason, 'r', sizeof reason);
+  m = s_sample(ENS_MSG_REJECT);
+  m.text = reason;
+  m.ntext = sizeof reason;
+  static ens__msg back;
+  ens_buf b2 = ENS_BUF_INIT;
+  assert_int_equal(ens__msg_encode(&m, &b2), 0);
+  assert_int_equal(ens__msg_decode(b2.data, b2.len, &back), 0);
+  assert_int_equal(back.ntext, ENS_MAX_TEXT);
+  ens__buf_free(&b2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_type_round_trips),
+      cmocka_unit_test(test_a_small_ack_is_a_few_bytes),
+      cmocka_unit_test(test_extra_fields_are_skipped),
+      cmocka_unit_test(test_bad_messages_are_refused),
+      cmocka_unit_test(test_encoder_refuses_what_decoder_would),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

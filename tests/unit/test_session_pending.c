@@ -1,0 +1,181 @@
+/* The client's pending queue without a network: a collaborator's change
+ * goes beneath pending ones and is not shown until they are decided; a
+ * refused one comes off and shows what was beneath; a pending change that
+ * no longer applies waits off the document and comes back when it applies
+ * again; undo steps follow their changes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ensemble.h"
+#include "session/pending.h"
+
+typedef struct {
+  ens__pending q;
+  uint64_t ctn;
+} s_client;
+
+/* What the session's observer does: queue each sendable change. */
+static void s_observe(ens_doc *doc, const ens_event *ev, void *user) {
+  (void)doc;
+  s_client *c = user;
+  if (c->q.rebasing || !ev->sendable) return;
+  assert_non_null(ev->inverse);
+  assert_int_equal(ens__pending_push(&c->q, ++c->ctn, ev->txn, ev->inverse), 0);
+}
+
+static ens_txn *s_set(ens_id id, const char *key, int64_t v) {
+  ens_txn *t = ens_txn_new("Set", NULL);
+  assert_int_equal(ens_txn_set(t, id, key, ens_int(v)), 0);
+  return t;
+}
+
+static int64_t s_get(const ens_doc *doc, ens_id id, const char *key) {
+  ens_value v;
+  const ens_obj *o = ens_doc_get(doc, id);
+  assert_non_null(o);
+  assert_int_equal(ens_obj_get(o, key, &v), 0);
+  return v.u.i;
+}
+
+/* root > 2 (layer) > 3 (item v=0) */
+static ens_doc *s_doc(void) {
+  ens_doc *d = ens_doc_new("doc", 5);
+  ens_txn *t = ens_txn_new("init", NULL);
+  ens_node *l = ens_txn_insert(t, ENS_ROOT_ID, "V", 2, "layer");
+  ens_node *i = ens_node_add_child(l, "V", 3, "item");
+  ens_node_set(i, "v", ens_int(0));
+  assert_int_equal(ens_doc_apply(d, t, ENS_ORIGIN_REMOTE, NULL), 0);
+  ens_txn_free(t);
+  return d;
+}
+
+static void test_remote_beneath_pending_shows_after_reject(void **state) {
+  (void)state;
+  ens_doc *d = s_doc();
+  ens_undo *u = ens_undo_new(d, 0);
+  static s_client c;
+  memset(&c, 0, sizeof c);
+  ens__pending_init(&c.q, d, u);
+  ens_doc_observe(d, s_observe, &c);
+  ens_txn *mine = s_set(3, "v", 1), *theirs = s_set(3, "v", 2);
+  assert_int_equal(ens_undo_commit(u, mine), 0);
+  assert_int_equal(c.q.n, 1);
+  assert_int_equal(ens__pending_remote(&c.q, theirs), 0);
+  assert_int_equal(s_get(d, 3, "v"), 1); /* recorded beneath, not shown */
+  assert_int_equal(ens_undo_undo_count(u), 1);
+  assert_int_equal(ens__pending_reject_head(&c.q), 0);
+  assert_int_equal(s_get(d, 3, "v"), 2);  /* now it shows */
+  assert_int_equal(ens_undo_undo_count(u), 0); /* the refused step is gone */
+  assert_int_equal(c.q.n, 0);
+  ens_txn_free(mine);
+  ens_txn_free(theirs);
+  ens__pending_clear(&c.q);
+  ens_undo_free(u);
+  ens_doc_free(d);
+}
+
+static void test_undo_after_ack_restores_what_was_beneath(void **state) {
+  (void)state;
+  ens_doc *d = s_doc();
+  ens_undo *u = ens_undo_new(d, 0);
+  static s_client c;
+  memset(&c, 0, sizeof c);
+  ens__pending_init(&c.q, d, u);
+  ens_doc_observe(d, s_observe, &c);
+  ens_txn *mine = s_set(3, "v", 1), *theirs = s_set(3, "v", 2);
+  assert_int_equal(ens_undo_commit(u, mine), 0);
+  assert_int_equal(ens__pending_remote(&c.q, theirs), 0);
+  assert_int_equal(ens__pending_accept_head(&c.q), 0);
+  assert_int_equal(s_get(d, 3, "v"), 1);
+  ens_undo_report rep;
+  assert_int_equal(ens_undo_undo(u, &rep), 0);
+  assert_int_equal(rep.skipped, 0);
+  ens_undo_report_clear(&rep);
+  assert_int_equal(s_get(d, 3, "v"), 2); /* the state beneath, in the server's order */
+  assert_int_equal(c.q.n, 1);             /* the undo is itself pending */
+  /* a collaborator's change after the step is newer: undo skips it */
+  ens_txn *later = s_set(3, "v", 7);
+  assert_int_equal(ens__pending_accept_head(&c.q), 0);
+  assert_int_equal(ens__pending_remote(&c.q, later), 0);
+  assert_int_equal(ens_undo_redo(u, &rep), 0);
+  assert_int_equal(rep.skipped, 1);
+  ens_undo_report_clear(&rep);
+  assert_int_equal(s_get(d, 3, "v"), 7);
+  ens_txn_free(mine);
+  ens_txn_free(theirs);
+  ens_txn_free(later);
+  ens__pending_clear(&c.q);
+  ens_undo_free(u);
+  ens_doc_free(d);
+}
+
+static void test_pending_off_while_its_object_is_gone_comes_back(void **state) {
+  (void)state;
+  ens_doc *d = s_doc();
+  static s_client c;
+  memset(&c, 0, sizeof c);
+  ens__pending_init(&c.q, d, NULL);
+  ens_doc_observe(d, s_observe, &c);
+  ens_txn *mine = s_set(3, "v", 1);
+  assert_int_equal(ens_doc_apply(d, mine, ENS_ORIGIN_LOCAL, NULL), 0);
+  /* a collaborator deletes the layer, then undoes that (same ids back) */
+  ens_txn *del = ens_txn_new("Delete", NULL), *back = NULL;
+  ens_doc *other = s_doc();
+  assert_int_equal(ens_txn_delete(del, 2), 0);
+  assert_int_equal(ens_doc_apply(other, del, ENS_ORIGIN_LOCAL, &back), 0);
+  assert_int_equal(ens__pending_remote(&c.q, del), 0);
+  assert_null(ens_doc_get(d, 3));
+  assert_null(c.q.items[0].inv); /* off the document, still queued */
+  assert_int_equal(ens__pending_remote(&c.q, back), 0);
+  assert_non_null(c.q.items[0].inv); /* back on */
+  assert_int_equal(s_get(d, 3, "v"), 1);
+  assert_int_equal(ens__pending_accept_head(&c.q), 0);
+  assert_int_equal(s_get(d, 3, "v"), 1);
+  ens_txn_free(mine);
+  ens_txn_free(del);
+  ens_txn_free(back);
+  ens_doc_free(other);
+  ens__pending_clear(&c.q);
+  ens_doc_free(d);
+}
+
+/* An ack for a change that cannot apply here means this replica and the
+ * server disagree: reported, so the session starts over from a snapshot.
+ * The change after it stays on. */
+static void test_accepting_one_that_cannot_apply_is_a_divergence(void **state) {
+  (void)state;
+  ens_doc *d = s_doc();
+  static s_client c;
+  memset(&c, 0, sizeof c);
+  ens__pending_init(&c.q, d, NULL);
+  ens_doc_observe(d, s_observe, &c);
+  ens_txn *a = s_set(3, "v", 1), *b = s_set(2, "w", 5), *del = ens_txn_new("Delete", NULL);
+  assert_int_equal(ens_doc_apply(d, a, ENS_ORIGIN_LOCAL, NULL), 0);
+  assert_int_equal(ens_doc_apply(d, b, ENS_ORIGIN_LOCAL, NULL), 0);
+  assert_int_equal(ens_txn_delete(del, 3), 0);
+  assert_int_equal(ens__pending_remote(&c.q, del), 0);
+  assert_null(c.q.items[0].inv);
+  assert_non_null(c.q.items[1].inv);
+  assert_int_equal(ens__pending_accept_head(&c.q), ENS_EDECODE);
+  assert_int_equal(c.q.n, 1);
+  assert_int_equal(s_get(d, 2, "w"), 5);
+  ens_txn_free(a);
+  ens_txn_free(b);
+  ens_txn_free(del);
+  ens__pending_clear(&c.q);
+  ens_doc_free(d);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_remote_beneath_pending_shows_after_reject),
+      cmocka_unit_test(test_undo_after_ack_restores_what_was_beneath),
+      cmocka_unit_test(test_pending_off_while_its_object_is_gone_comes_back),
+      cmocka_unit_test(test_accepting_one_that_cannot_apply_is_a_divergence),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
