@@ -13,7 +13,7 @@
 #include <zmq.h>
 
 #include "ensemble.h"
-#include "session/net.h"
+#include "sync/net.h"
 
 static int s_cmp(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

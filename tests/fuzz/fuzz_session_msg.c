@@ -1,4 +1,4 @@
-/* Fuzz target: the session message decoder (src/lib/session/msg.c) on
+/* Fuzz target: the session message decoder (src/lib/sync/msg.c) on
  * untrusted bytes, as the server and the client see them off the network.
  * A decoded message must re-encode, decode again to the same fields, and
  * from then on encode to the same bytes; its payloads go through the
@@ -10,7 +10,7 @@
 
 #include "ensemble.h"
 #include "fuzzlib.h"
-#include "session/msg.h"
+#include "sync/msg.h"
 
 static ens__msg s_a, s_b, s_c;
 

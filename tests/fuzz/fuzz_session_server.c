@@ -16,8 +16,8 @@
 
 #include "ensemble.h"
 #include "fuzzlib.h"
-#include "session/server_int.h"
-#include "session/store.h"
+#include "sync/server_int.h"
+#include "sync/store.h"
 
 typedef struct {
   ens_doc *doc;

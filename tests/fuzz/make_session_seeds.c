@@ -15,7 +15,7 @@
 
 #include "ensemble.h"
 #include "fuzzlib.h"
-#include "session/msg.h"
+#include "sync/msg.h"
 
 static const char *s_dir;
 

@@ -16,8 +16,8 @@
 #include <zmq.h>
 
 #include "ensemble.h"
-#include "session/net.h"
-#include "session/store.h"
+#include "sync/net.h"
+#include "sync/store.h"
 #include "testutil.h"
 
 enum { CLIENTS = 4, TXNS = 300, DOC_OBJECTS = 200 };

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "ensemble.h"
-#include "session/net.h"
-#include "session/store.h"
+#include "sync/net.h"
+#include "sync/store.h"
 #include "testutil.h"
 
 enum { MAX_CLIENTS = 64 };

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "session/msg.h"
+#include "sync/msg.h"
 #include "util/mpack.h"
 
 static const ens_id s_sel[] = {5, ens_id_make(3, 9), 0xffffffffffffffffULL};

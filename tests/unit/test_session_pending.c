@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "ensemble.h"
-#include "session/pending.h"
+#include "sync/pending.h"
 
 typedef struct {
   ens__pending q;

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "session/store.h"
+#include "sync/store.h"
 
 static char s_dir[64];
 static char s_path[128];
