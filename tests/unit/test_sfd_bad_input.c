@@ -1057,6 +1057,10 @@ static void test_continued_or_empty_glyph_names(void **state) {
   (void)state;
   const char *cont = "SplineFontDB:\nBeginChars:\nStartChar: \\\n\nEndChar\nEndSplineFont";
   s_refused(cont, strlen(cont), ENS_EDECODE, 3, "StartChar: ending in a backslash");
+  /* glyphs that start after blanks count as glyphs everywhere */
+  const char *indented = "SplineFontDB:\nBeginChars: 2\n StartChar: a\nEndChar\nx\n StartChar: b\nEndChar\nx\n"
+                         " StartChar: c\nEndChar\nEndChars\nEndSplineFont\n";
+  ens_doc_free(s_kept(indented, strlen(indented), "indented StartChar lines"));
   const char *empty = "SplineFontDB:\nBeginChars: 1\nStartChar: \"\"\nEndChar\nEndSplineFont\n";
   s_refused_or_kept(empty, strlen(empty), 3, "empty quoted name");
 }

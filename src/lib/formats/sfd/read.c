@@ -830,15 +830,15 @@ static int s_root_key(ens__sfd_reader *r, const ens__sfd_line *ln, uint32_t line
 }
 
 /* Upper bound of the root's children: a glyph per StartChar and at most
- * one raw object before each. */
+ * one raw object before each. Every "StartChar:" counts, wherever it is:
+ * the reader also takes one after blanks. */
 static size_t s_count_glyphs(const char *p, const char *end) {
   size_t n = 0;
-  if ((size_t)(end - p) >= 10 && memcmp(p, "StartChar:", 10) == 0) n++;
   for (;;) {
-    const char *q = memmem(p, (size_t)(end - p), "\nStartChar:", 11);
+    const char *q = memmem(p, (size_t)(end - p), "StartChar:", 10);
     if (!q) break;
     n++;
-    p = q + 11;
+    p = q + 10;
   }
   return n;
 }
