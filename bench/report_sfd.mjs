@@ -11,13 +11,14 @@ if (!dir) {
 }
 const ours = {}, theirs = {};
 for (const f of readdirSync(dir).sort()) {
+  if (!/^(ens|ff)-\d+\.json$/.test(f)) continue; /* fontforge.log lives here too */
   const data = JSON.parse(readFileSync(join(dir, f), 'utf8'));
   if (f.startsWith('ens-')) Object.assign(ours, data);
   else if (f.startsWith('ff-')) Object.assign(theirs, data.fontforge);
 }
 const ms = (s) => (s * 1e3).toFixed(1);
 const mb = (b) => (b / 1e6).toFixed(1);
-const rows = [['font', 'load ms', 'FontForge', 'ratio', 'floor ms', 'FF/floor', 'save ms', 'FontForge', 'ratio',
+const rows = [['font', 'load ms', 'FontForge', 'ratio', 'floor ms', 'FF/floor', 'save ms', 'FontForge', 'ratio', 'in memory',
   'all-moved save', 'ratio', 'MB held', 'peak MB', 'FF peak MB']];
 let worstLoad = Infinity, worstSave = Infinity, worstEdited = Infinity, worstFloor = Infinity;
 for (const path of Object.keys(ours)) {
@@ -30,7 +31,7 @@ for (const path of Object.keys(ours)) {
   worstEdited = Math.min(worstEdited, er);
   worstFloor = Math.min(worstFloor, fr);
   rows.push([basename(path), ms(e.load_s), ms(f.load_s), `${lr.toFixed(1)}×`, ms(e.floor_s), `${fr.toFixed(1)}×`,
-    ms(e.save_s), ms(f.save_s), `${sr.toFixed(1)}×`, ms(e.save_edited_s), `${er.toFixed(1)}×`,
+    ms(e.save_s), ms(f.save_s), `${sr.toFixed(1)}×`, ms(e.save_mem_s), ms(e.save_edited_s), `${er.toFixed(1)}×`,
     mb(e.heap_bytes), mb(e.peak_rss_bytes), mb(f.peak_rss_bytes)]);
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
@@ -40,6 +41,7 @@ for (const [i, r] of rows.entries()) {
 }
 console.log('ratio: FontForge time / Ensemble time (best of several runs each, same machine, same run)');
 console.log('floor: reading the file, cutting it into lines and parsing every point line, building nothing');
+console.log('save: to the file, with its fsync (FontForge does not sync); in memory: the same text without the file');
 console.log('all-moved save: save after one transaction moved every point (no point line can be copied as read)');
 if (rows.length > 1) {
   console.log('\ntargets:');
