@@ -7,13 +7,16 @@
  * exactly where live traffic on that connection begins. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
 
 #include "../util/error.h"
 #include "ensemble/session.h"
+#include "keys.h"
 #include "net.h"
 #include "server_int.h"
 #include "store.h"
@@ -21,6 +24,11 @@
 /* Messages being built or read live in thread-local statics: each carries
  * an 8 KiB selection buffer, too much for a stack frame in a host's event
  * loop, and servers on several threads must never share one. */
+/* In the draft part of zmq.h, but accepted by libzmq 4.3's stable builds. */
+#ifndef ZMQ_ZAP_ENFORCE_DOMAIN
+#define ZMQ_ZAP_ENFORCE_DOMAIN 93
+#endif
+
 #define MAX_PEERS 1024
 #define DRAIN_MAX 1024      /* messages per poll round, so one round stays short */
 #define SNDHWM 200000       /* messages queued per peer before it counts as stuck */
@@ -35,6 +43,7 @@ typedef struct {
 typedef struct {
   unsigned char rid[256];
   size_t rid_len;
+  char user[65];    /* the name of its key, "" without CURVE */
   s_client *client; /* NULL until hello */
   int64_t last_recv;
   unsigned char *presence; /* the latest presence, encoded with the site, for joiners */
@@ -57,6 +66,8 @@ typedef struct {
 struct ens_server {
   ens_server_opts opts;
   void *ctx, *sock;
+  void *zap; /* the ZAP handler's socket, polled with sock (CURVE only) */
+  ens_authorized_keys *keys;
   char endpoint[256];
   ens__store *store;
   ens_doc *doc;
@@ -149,6 +160,36 @@ static void s_send_error_rid(ens_server *s, const void *rid, size_t len, int cod
   ens__net_send_msg(s->sock, rid, len, &m, &s->scratch);
 }
 
+static void s_log(ens_server *s, const char *fmt, ...) ENS_PRINTF(2, 3);
+static void s_log(ens_server *s, const char *fmt, ...) {
+  if (!s->opts.on_log) return;
+  char line[1200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  s->opts.on_log(line, s->opts.user);
+}
+
+/* Who a peer is, for the log: "site 3 (alice)". */
+static const char *s_who(const s_peer *p, char *buf, size_t cap) {
+  if (p && p->client) snprintf(buf, cap, "site %u%s%s%s", p->client->site, p->user[0] ? " (" : "", p->user, p->user[0] ? ")" : "");
+  else if (p && p->user[0]) snprintf(buf, cap, "%s", p->user);
+  else snprintf(buf, cap, "a connection");
+  return buf;
+}
+
+/* A fault in what a peer sent: it is told why, logged and forgotten. */
+static void s_fault(ens_server *s, s_peer *p, const void *rid, size_t rid_len, const char *user, int code,
+                    const char *why) {
+  s_send_error_rid(s, rid, rid_len, code, why);
+  char who[128];
+  if (p) s_who(p, who, sizeof who);
+  else snprintf(who, sizeof who, "%s", user && user[0] ? user : "a connection");
+  s_log(s, "%s dropped: %s", who, why);
+  if (p) p->dead = 1;
+}
+
 /* Tell the others that p's site left, if p had joined. */
 static void s_peer_bye(ens_server *s, s_peer *p) {
   if (!p->client) return;
@@ -166,6 +207,10 @@ static void s_peer_bye(ens_server *s, s_peer *p) {
 static void s_peer_remove(ens_server *s, size_t i, int tell) {
   s_peer *p = s->peers[i];
   if (tell) s_peer_bye(s, p);
+  if (tell && p->client && !p->dead) {
+    char who[128];
+    s_log(s, "%s left", s_who(p, who, sizeof who));
+  }
   free(p->presence);
   free(p);
   s->peers[i] = s->peers[--s->npeers];
@@ -285,13 +330,11 @@ static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
   s_client *c = p->client;
   if (m->ctn <= c->last_ctn) return 0; /* a resend of something decided */
   if (m->ctn != c->last_ctn + 1) {
-    s_send_error_rid(s, p->rid, p->rid_len, ENS_PERR_MALFORMED, "ctn out of order");
-    p->dead = 1;
+    s_fault(s, p, p->rid, p->rid_len, NULL, ENS_PERR_MALFORMED, "ctn out of order");
     return 0;
   }
   if (++p->group_txns > s->opts.window) {
-    s_send_error_rid(s, p->rid, p->rid_len, ENS_PERR_LIMIT, "window overrun");
-    p->dead = 1;
+    s_fault(s, p, p->rid, p->rid_len, NULL, ENS_PERR_LIMIT, "window overrun");
     return 0;
   }
   if (m->nbytes > ENS_MAX_TXN_BYTES) return s_reject(s, c, m->ctn, ENS_ELIMIT, "transaction too large");
@@ -355,7 +398,8 @@ static int s_send_snapshot(ens_server *s, s_peer *p) {
   return 0;
 }
 
-static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const ens__msg *m, int64_t now) {
+static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char *user, const ens__msg *m,
+                      int64_t now) {
   if (m->vmin > ENS_PROTO_VERSION || m->vmax < ENS_PROTO_VERSION) {
     char why[64];
     snprintf(why, sizeof why, "server speaks %d..%d", ENS_PROTO_VERSION, ENS_PROTO_VERSION);
@@ -392,7 +436,10 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const ens_
   p->rid_len = rid_len;
   p->client = c;
   p->last_recv = now;
+  if (user) snprintf(p->user, sizeof p->user, "%s", user);
   s->peers[s->npeers++] = p;
+  char who[128];
+  s_log(s, "%s joined", s_who(p, who, sizeof who));
 
   int from_log = m->epoch == ens__store_epoch(s->store) && m->seq + 1 >= ens__store_first(s->store) &&
                  m->seq <= s->head;
@@ -422,6 +469,10 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const ens_
 
 static void s_on_presence(ens_server *s, s_peer *p, ens__msg *m) {
   m->site = p->client->site;
+  if (p->user[0]) { /* an authenticated client is shown by its key's name */
+    m->text = p->user;
+    m->ntext = strlen(p->user);
+  }
   ens_buf b = ENS_BUF_INIT;
   if (ens__msg_encode(m, &b)) {
     ens__buf_free(&b);
@@ -436,16 +487,15 @@ static void s_on_presence(ens_server *s, s_peer *p, ens__msg *m) {
 
 /* --- one message ----------------------------------------------------------------------- */
 
-static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, const unsigned char *data, size_t len,
-                    int64_t now) {
+static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, const char *user,
+                    const unsigned char *data, size_t len, int64_t now) {
   static _Thread_local ens__msg m;
   if (ens__msg_decode(data, len, &m)) {
     s_peer *p = s_peer_find(s, rid, rid_len);
-    s_send_error_rid(s, rid, rid_len, ENS_PERR_MALFORMED, ens_error_last());
-    if (p) p->dead = 1;
+    s_fault(s, p && !p->dead ? p : NULL, rid, rid_len, user, ENS_PERR_MALFORMED, ens_error_last());
     return 0;
   }
-  if (m.type == ENS_MSG_HELLO) return s_on_hello(s, rid, rid_len, &m, now);
+  if (m.type == ENS_MSG_HELLO) return s_on_hello(s, rid, rid_len, user, &m, now);
   s_peer *p = s_peer_find(s, rid, rid_len);
   if (!p || p->dead) {
     if (m.type != ENS_MSG_BYE) s_send_error_rid(s, rid, rid_len, ENS_PERR_NO_SESSION, "hello first");
@@ -468,10 +518,7 @@ static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, con
     s_send_msg(s, p, &r);
     return 0;
   }
-  default:
-    s_send_error_rid(s, rid, rid_len, ENS_PERR_MALFORMED, "a server does not take that message");
-    p->dead = 1;
-    return 0;
+  default: s_fault(s, p, rid, rid_len, user, ENS_PERR_MALFORMED, "a server does not take that message"); return 0;
   }
 }
 
@@ -496,12 +543,13 @@ static int s_recv_one(ens_server *s, int64_t now) {
   }
   size_t rid_len = zmq_msg_size(&rid);
   if (rid_len > 255) rid_len = 255;
+  /* the ZAP handler's name for the key this connection proved it holds */
+  const char *user = s->zap && frames >= 1 ? zmq_msg_gets(&body, "User-Id") : NULL;
   if (frames == 1) {
-    rc = s_handle(s, zmq_msg_data(&rid), rid_len, zmq_msg_data(&body), zmq_msg_size(&body), now);
+    rc = s_handle(s, zmq_msg_data(&rid), rid_len, user, zmq_msg_data(&body), zmq_msg_size(&body), now);
   } else {
     s_peer *p = s_peer_find(s, zmq_msg_data(&rid), rid_len);
-    s_send_error_rid(s, zmq_msg_data(&rid), rid_len, ENS_PERR_MALFORMED, "one frame per message");
-    if (p) p->dead = 1;
+    s_fault(s, p && !p->dead ? p : NULL, zmq_msg_data(&rid), rid_len, user, ENS_PERR_MALFORMED, "one frame per message");
   }
   zmq_msg_close(&rid);
   zmq_msg_close(&body);
@@ -524,9 +572,75 @@ int ens_server_checkpoint(ens_server *s) {
   return 0;
 }
 
+/* --- ZAP: who may connect --------------------------------------------------------------- */
+
+/* The ZAP handler (RFC 27) runs in the server's own poll loop rather than on
+ * a thread: the server is single-threaded, so the key list needs no lock,
+ * and a handshake waits at most one poll round. It lets in the CURVE
+ * mechanism with a listed client key, and names the connection by the
+ * key's name (the User-Id of every message that comes on it). */
+static void s_zap_one(ens_server *s) {
+  enum { FRAMES = 7 };
+  zmq_msg_t f[FRAMES];
+  int n = 0, more = 1;
+  while (more) {
+    zmq_msg_t t;
+    zmq_msg_init(&t);
+    if (zmq_msg_recv(&t, s->zap, n ? 0 : ZMQ_DONTWAIT) < 0) {
+      zmq_msg_close(&t);
+      if (n == 0) return;
+      break;
+    }
+    more = zmq_msg_more(&t);
+    if (n < FRAMES) f[n++] = t;
+    else zmq_msg_close(&t);
+  }
+  /* version, request id, domain, address, routing id, mechanism, key */
+  const char *status = "400", *text = "unknown key", *name = "";
+  char key[ENS_KEY_LEN + 1] = "", addr[64] = "?";
+  if (n >= 4 && zmq_msg_size(&f[3]) < sizeof addr) {
+    memcpy(addr, zmq_msg_data(&f[3]), zmq_msg_size(&f[3]));
+    addr[zmq_msg_size(&f[3])] = '\0';
+  }
+  if (n < 6 || zmq_msg_size(&f[0]) != 3 || memcmp(zmq_msg_data(&f[0]), "1.0", 3) != 0) {
+    status = "400";
+    text = "bad request";
+  } else if (zmq_msg_size(&f[5]) != 5 || memcmp(zmq_msg_data(&f[5]), "CURVE", 5) != 0 || n < 7 ||
+             zmq_msg_size(&f[6]) != 32) {
+    text = "CURVE only";
+  } else {
+    zmq_z85_encode(key, zmq_msg_data(&f[6]), 32);
+    const char *found = ens_authorized_keys_find(s->keys, key);
+    if (found) {
+      status = "200";
+      text = "OK";
+      name = found;
+    }
+  }
+  if (strcmp(status, "200") != 0) s_log(s, "refused a connection from %s: %s%s%s", addr, text, key[0] ? " " : "", key);
+  /* the reply: version, request id, status, text, user id, metadata */
+  zmq_send(s->zap, "1.0", 3, ZMQ_SNDMORE);
+  if (n >= 2) zmq_send(s->zap, zmq_msg_data(&f[1]), zmq_msg_size(&f[1]), ZMQ_SNDMORE);
+  else zmq_send(s->zap, "", 0, ZMQ_SNDMORE);
+  zmq_send(s->zap, status, 3, ZMQ_SNDMORE);
+  zmq_send(s->zap, text, strlen(text), ZMQ_SNDMORE);
+  zmq_send(s->zap, name, strlen(name), ZMQ_SNDMORE);
+  zmq_send(s->zap, "", 0, 0);
+  for (int i = 0; i < n; i++) zmq_msg_close(&f[i]);
+}
+
 int ens_server_poll(ens_server *s, int timeout_ms) {
-  zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
-  if (zmq_poll(&item, 1, timeout_ms) < 0 && errno != EINTR) return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
+  zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->zap, 0, ZMQ_POLLIN, 0}};
+  if (zmq_poll(items, s->zap ? 2 : 1, timeout_ms) < 0 && errno != EINTR)
+    return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
+  if (s->zap)
+    for (int i = 0; i < 256 && (items[1].revents & ZMQ_POLLIN); i++) {
+      s_zap_one(s);
+      size_t ev_len = sizeof(int);
+      int ev = 0;
+      zmq_getsockopt(s->zap, ZMQ_EVENTS, &ev, &ev_len);
+      if (!(ev & ZMQ_POLLIN)) break;
+    }
   int64_t now = ens__now_ms();
   int rc = 0;
   for (int i = 0; i < DRAIN_MAX; i++) {
@@ -587,6 +701,17 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   *out = NULL;
   if (!opts || (!opts->endpoint && !detached) || !opts->store_path)
     return ens__error(ENS_EINVAL, "a server needs an endpoint and a store");
+  if (!detached) {
+    int curve = opts->secret_key || opts->authorized_keys;
+    if (curve && (!opts->secret_key || !ens_authorized_keys_count(opts->authorized_keys)))
+      return ens__error(ENS_EINVAL, "encryption needs the server's secret key and at least one authorised client key");
+    if (curve && !ens_key_is_valid(opts->secret_key))
+      return ens__error(ENS_EINVAL, "the server's secret key is not 40 characters of Z85");
+    if (curve && !zmq_has("curve")) return ens__error(ENS_EIO, "this libzmq has no CURVE encryption");
+    if (!curve && !opts->insecure && !ens_endpoint_is_local(opts->endpoint))
+      return ens__error(ENS_EINVAL,
+                        "without keys a server binds only to endpoints local to this machine, not %s", opts->endpoint);
+  }
   ens_server *s = calloc(1, sizeof *s);
   if (!s) return ens__error(ENS_ENOMEM, "out of memory creating a server");
   s->opts = *opts;
@@ -616,6 +741,27 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   zmq_setsockopt(s->sock, ZMQ_LINGER, &zero, sizeof zero);
   zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
   zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
+  if (opts->secret_key) {
+    /* the ZAP socket is bound before the ROUTER so that no handshake can
+     * find it missing; ZAP_ENFORCE_DOMAIN makes a missing handler refuse
+     * rather than let every key in (REFERENCE.md) */
+    s->keys = ens__authorized_keys_copy(opts->authorized_keys);
+    s->zap = s->keys ? zmq_socket(s->ctx, ZMQ_REP) : NULL;
+    if (!s->zap || zmq_setsockopt(s->zap, ZMQ_LINGER, &zero, sizeof zero) ||
+        zmq_bind(s->zap, "inproc://zeromq.zap.01") != 0) {
+      rc = ens__error(ENS_EIO, "cannot start the key check: %s", zmq_strerror(errno));
+      goto fail;
+    }
+    if (zmq_setsockopt(s->sock, ZMQ_CURVE_SERVER, &one, sizeof one) ||
+        zmq_setsockopt(s->sock, ZMQ_CURVE_SECRETKEY, opts->secret_key, ENS_KEY_LEN + 1) ||
+        zmq_setsockopt(s->sock, ZMQ_ZAP_DOMAIN, "ensemble", 8)) {
+      rc = ens__error(ENS_EIO, "cannot turn encryption on: %s", zmq_strerror(errno));
+      goto fail;
+    }
+    zmq_setsockopt(s->sock, ZMQ_ZAP_ENFORCE_DOMAIN, &one, sizeof one); /* our handler is there anyway */
+  }
+  s->opts.secret_key = NULL; /* not kept: libzmq holds it */
+  s->opts.authorized_keys = NULL;
   if (zmq_bind(s->sock, opts->endpoint) != 0) {
     rc = ens__error(ENS_EIO, "bind %s: %s", opts->endpoint, zmq_strerror(errno));
     goto fail;
@@ -635,7 +781,7 @@ int ens__server_new_detached(const ens_server_opts *opts, ens_server **out) { re
 
 int ens__server_handle(ens_server *s, const void *rid, size_t rid_len, const void *data, size_t len, int64_t now_ms) {
   if (rid_len == 0 || rid_len > 255) return ens__error(ENS_EINVAL, "a routing id is 1..255 bytes");
-  return s_handle(s, rid, rid_len, data, len, now_ms);
+  return s_handle(s, rid, rid_len, NULL, data, len, now_ms);
 }
 
 int ens__server_flush(ens_server *s, int64_t now_ms) {
@@ -701,7 +847,9 @@ void ens_server_free(ens_server *s) {
   s_out_clear(s);
   free(s->out);
   if (s->sock) zmq_close(s->sock);
+  if (s->zap) zmq_close(s->zap);
   if (s->ctx) zmq_ctx_term(s->ctx);
+  ens_authorized_keys_free(s->keys);
   ens__store_close(s->store);
   ens_doc_free(s->doc);
   for (size_t i = 0; i < s->nclients; i++) free(s->clients[i]);
