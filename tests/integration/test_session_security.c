@@ -138,6 +138,7 @@ static int s_setup(void **state) {
   o.authorized_keys = w.keys;
   o.on_log = s_on_log;
   o.user = &w;
+  o.max_unread = 1u << 20; /* small, so that a stalled reader is found quickly */
   assert_int_equal(ens_server_new(&o, &w.srv), 0);
   w.zctx = zmq_ctx_new();
   /* the good ones ask to be shown as someone else: the key's name wins */
@@ -468,11 +469,73 @@ static void test_misbehaving_client_dropped_others_go_on(void **state) {
   assert_true(ens_server_client_count(w.srv) >= GOOD);
 }
 
+/* A client that stops reading (while it pings, claiming what it read) is
+ * told it is too far behind and dropped once 1 MiB waits for it; the ones
+ * that read, and say so, are never affected. */
+static void test_a_client_that_stops_reading_is_dropped(void **state) {
+  (void)state;
+  s_raw r = s_raw_open(&w.mallory, w.server_keys.public_key);
+  static ens__msg m;
+  s_raw_hello(&r);
+  size_t got = 0;
+  assert_true(s_raw_wait(&r, ENS_MSG_WELCOME, 3000, &m, &got));
+  uint64_t head = m.seq;
+  /* read the snapshot, then stop */
+  uint64_t read = 0;
+  int64_t deadline = ens__now_ms() + 3000;
+  while (ens__now_ms() < deadline) {
+    zmq_msg_t msg;
+    zmq_msg_init(&msg);
+    int n = zmq_msg_recv(&msg, r.sock, ZMQ_DONTWAIT);
+    if (n >= 0) {
+      read += (uint64_t)n;
+      if (ens__msg_decode(zmq_msg_data(&msg), zmq_msg_size(&msg), &m) == 0 && m.type == ENS_MSG_SNAPSHOT &&
+          m.index + 1 == m.count) {
+        zmq_msg_close(&msg);
+        break;
+      }
+    }
+    zmq_msg_close(&msg);
+    s_pump(0);
+  }
+  (void)head;
+  /* big changes from alice, while mallory only pings */
+  static char blob[48 << 10];
+  memset(blob, 'b', sizeof blob);
+  ens_id target = ens_obj_id(ens_doc_root(ens_session_doc(w.good[0].s)));
+  for (int i = 0; i < 60; i++) {
+    ens_txn *t = ens_txn_new("Blob", NULL);
+    assert_int_equal(ens_txn_set(t, target, "blob", ens_strn(blob, sizeof blob - (size_t)i)), 0);
+    assert_int_equal(ens_session_commit(w.good[0].s, t), 0);
+    ens_txn_free(t);
+    ens__msg *p = s_msg(ENS_MSG_PING);
+    p->token = (uint64_t)i + 1;
+    p->received = read;
+    p->has_received = 1;
+    s_raw_send_msg(&r, p);
+    for (int k = 0; k < 5; k++) s_pump(0);
+  }
+  int dropped = 0;
+  deadline = ens__now_ms() + 5000;
+  while (!dropped && ens__now_ms() < deadline) {
+    s_pump(0);
+    dropped = s_log_count("(mallory) dropped: too far behind") == 1;
+  }
+  assert_true(dropped);
+  /* its queue ends with the reason */
+  assert_true(s_raw_wait(&r, ENS_MSG_ERROR, 5000, &m, NULL));
+  assert_int_equal((int)m.code, ENS_PERR_LIMIT);
+  print_message("stalled reader: error %d \"%.*s\"\n", (int)m.code, (int)m.ntext, m.text);
+  s_raw_close(&r);
+  s_good_converge();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_authorised_clients_shown_by_key_name, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_outsiders_read_nothing_and_change_nothing, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_misbehaving_client_dropped_others_go_on, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_a_client_that_stops_reading_is_dropped, s_setup, s_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

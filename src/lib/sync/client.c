@@ -19,6 +19,7 @@
 #define BACKOFF_MIN 100
 #define BACKOFF_MAX 5000
 #define MAX_SNAPSHOT (512u << 20)
+#define REPORT_EVERY (256u << 10) /* bytes read between pings that say so, beside the heartbeat */
 
 typedef enum { S_DOWN, S_HELLO, S_SNAPSHOT, S_CATCHUP, S_LIVE, S_FAILED } s_state;
 
@@ -43,7 +44,8 @@ struct ens_session {
   s_state state;
   uint64_t welcome_head, welcome_ctn;
   uint32_t window, heartbeat_ms;
-  int64_t last_recv, last_send, next_attempt;
+  int64_t last_recv, last_send, last_ping, next_attempt;
+  uint64_t received, reported; /* bytes received on this connection; the last count a ping told */
   uint32_t backoff;
   ens_buf snap;
   uint64_t snap_seq, snap_count, snap_next;
@@ -204,8 +206,20 @@ static int s_connect(ens_session *s) {
   m->seq = s->doc ? s->seq : 0;
   s->state = S_HELLO;
   s->last_recv = ens__now_ms();
+  s->received = s->reported = 0;
   s->snap.len = 0;
   return s_send(s, m);
+}
+
+static void s_ping(ens_session *s) {
+  ens__msg *m = s_msg(ENS_MSG_PING);
+  m->token = ++s->token;
+  m->received = s->received;
+  m->has_received = 1;
+  if (s_send(s, m) == 0) {
+    s->last_ping = ens__now_ms();
+    s->reported = s->received;
+  }
 }
 
 /* --- the document and its observer ------------------------------------------------- */
@@ -545,9 +559,11 @@ int ens_session_poll(ens_session *s, int timeout_ms) {
         zmq_msg_close(&msg);
         break;
       }
+      s->received += zmq_msg_size(&msg);
       int rc = s_handle(s, zmq_msg_data(&msg), zmq_msg_size(&msg));
       zmq_msg_close(&msg);
       if (rc) return rc;
+      if (s->sock && s->state != S_HELLO && s->received - s->reported >= REPORT_EVERY) s_ping(s);
     }
     s_monitor_read(s); /* after the messages: an error the server sent before closing comes first */
   } else if (timeout_ms > 0) {
@@ -567,11 +583,9 @@ int ens_session_poll(ens_session *s, int timeout_ms) {
     }
     s_send_pending(s);
     s_send_presence(s);
-    if (s->sock && s->state != S_HELLO && now - s->last_send >= hb) {
-      ens__msg *m = s_msg(ENS_MSG_PING);
-      m->token = ++s->token;
-      s_send(s, m);
-    }
+    /* a ping every heartbeat, busy or not: it tells the server how much
+     * we have read, which bounds what it queues for us */
+    if (s->sock && s->state != S_HELLO && now - s->last_ping >= hb) s_ping(s);
   }
   return 0;
 }

@@ -32,6 +32,9 @@
 #define MAX_PEERS 1024
 #define DRAIN_MAX 1024      /* messages per poll round, so one round stays short */
 #define SNDHWM 200000       /* messages queued per peer before it counts as stuck */
+/* Messages waiting to be read from one peer: a client has at most a window
+ * of transactions in flight plus pings and presence; more waits in TCP. */
+#define RCVHWM 256
 
 typedef struct {
   unsigned char id[ENS_CLIENT_ID_LEN];
@@ -50,6 +53,10 @@ typedef struct {
   size_t presence_len;
   uint32_t group_txns; /* transactions in the open group */
   int dead;
+  /* What this connection holds in our queues: bytes sent to it, bytes it
+   * says it has read (its pings), and the size of its latest catch-up
+   * (snapshot or log entries), which may wait whole on top of the budget. */
+  uint64_t sent, read, allowance;
 } s_peer;
 
 /* Something to send once the open group is durable, in order. */
@@ -127,8 +134,19 @@ static s_peer *s_peer_find(ens_server *s, const void *rid, size_t len) {
   return NULL;
 }
 
+static void s_fault(ens_server *s, s_peer *p, const void *rid, size_t rid_len, const char *user, int code,
+                    const char *why);
+
 static int s_send(ens_server *s, s_peer *p, const void *bytes, size_t len) {
   if (p->dead) return ENS_EIO;
+  p->sent += len;
+  if (p->sent - p->read > s->opts.max_unread + p->allowance) {
+    char why[128];
+    snprintf(why, sizeof why, "too far behind: %llu bytes sent and not yet read",
+             (unsigned long long)(p->sent - p->read));
+    s_fault(s, p, p->rid, p->rid_len, NULL, ENS_PERR_LIMIT, why);
+    return ENS_EIO;
+  }
   if (!s->sock) {
     s->sent++;
     return 0;
@@ -420,11 +438,17 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
         (rc = ens__store_commit(s->store)))
       return ens__error_prefix(rc, "the log could not be written; the server stops: ");
   }
-  /* a client has one connection: a new hello replaces the old one */
+  /* a client has one connection: a new hello replaces the old one; what
+   * the same connection has not read yet stays counted */
+  uint64_t sent = 0, read = 0;
   for (size_t i = s->npeers; i-- > 0;) {
     s_peer *q = s->peers[i];
-    if (q->client == c || (q->rid_len == rid_len && memcmp(q->rid, rid, rid_len) == 0))
-      s_peer_remove(s, i, q->client != c);
+    int same = q->rid_len == rid_len && memcmp(q->rid, rid, rid_len) == 0;
+    if (same) {
+      sent = q->sent;
+      read = q->read;
+    }
+    if (q->client == c || same) s_peer_remove(s, i, q->client != c);
   }
   if (s->npeers == MAX_PEERS) {
     s_send_error_rid(s, rid, rid_len, ENS_PERR_LIMIT, "too many clients");
@@ -436,6 +460,8 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   p->rid_len = rid_len;
   p->client = c;
   p->last_recv = now;
+  p->sent = sent;
+  p->read = read;
   if (user) snprintf(p->user, sizeof p->user, "%s", user);
   s->peers[s->npeers++] = p;
   char who[128];
@@ -455,6 +481,9 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   w.window = s->opts.window;
   w.heartbeat_ms = s->opts.heartbeat_ms;
   w.max_message = ENS_MAX_MESSAGE;
+  /* the catch-up may wait in the queue whole, on top of the budget */
+  p->allowance = UINT64_MAX / 2;
+  uint64_t before = p->sent;
   if (s_send_msg(s, p, &w)) return 0;
   if (from_log) {
     s_catchup cu = {s, p};
@@ -462,6 +491,7 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   } else if ((rc = s_send_snapshot(s, p))) {
     return rc;
   }
+  p->allowance = p->sent - before;
   for (size_t i = 0; i < s->npeers; i++)
     if (s->peers[i] != p && s->peers[i]->presence) s_send(s, p, s->peers[i]->presence, s->peers[i]->presence_len);
   return 0;
@@ -510,6 +540,7 @@ static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, con
       if (s->peers[i] == p) s_peer_remove(s, i, 1);
     return 0;
   case ENS_MSG_PING: {
+    if (m.has_received && m.received > p->read) p->read = m.received < p->sent ? m.received : p->sent;
     static _Thread_local ens__msg r;
     memset(&r, 0, offsetof(ens__msg, sel_buf));
     r.type = ENS_MSG_PONG;
@@ -719,6 +750,7 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   if (!s->opts.log_keep) s->opts.log_keep = 10000;
   if (!s->opts.heartbeat_ms) s->opts.heartbeat_ms = 500;
   if (!s->opts.window) s->opts.window = 64;
+  if (!s->opts.max_unread) s->opts.max_unread = 64u << 20;
   s->next_site = 1;
   int rc;
   if ((rc = ens__store_open(opts->store_path, &s->store))) goto fail;
@@ -735,11 +767,12 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
     rc = ens__error(ENS_EIO, "zmq: %s", zmq_strerror(errno));
     goto fail;
   }
-  int one = 1, zero = 0, hwm = SNDHWM;
+  int one = 1, zero = 0, hwm = SNDHWM, rcvhwm = RCVHWM;
   int64_t maxmsg = ENS_MAX_MESSAGE;
   zmq_setsockopt(s->sock, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
   zmq_setsockopt(s->sock, ZMQ_LINGER, &zero, sizeof zero);
   zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
+  zmq_setsockopt(s->sock, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm);
   zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
   if (opts->secret_key) {
     /* the ZAP socket is bound before the ROUTER so that no handshake can
