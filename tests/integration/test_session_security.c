@@ -458,6 +458,13 @@ static void test_misbehaving_client_dropped_others_go_on(void **state) {
   print_message("oversized: the connection was closed\n");
   s_raw_close(&r);
 
+  /* another key cannot take over mallory's session by its client id */
+  s_raw other = s_raw_open(&w.bob, w.server_keys.public_key);
+  s_raw_hello(&other);
+  s_expect_error(&other, ENS_PERR_DENIED, "another key's client id");
+  s_raw_close(&other);
+  assert_int_equal(s_log_count("bob refused: site 3 belongs to another key"), 1);
+
   /* its joined connections were dropped and logged with the reason */
   assert_true(s_log_count("(mallory) dropped: ") >= 4);
   assert_true(s_log_count("mallory dropped: ") >= 1); /* before it joined */

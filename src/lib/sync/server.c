@@ -41,6 +41,7 @@ typedef struct {
   uint32_t site;
   uint64_t last_ctn; /* decided: accepted or rejected, durable or in the open group */
   int dirty;         /* last_ctn changed in the open group */
+  char owner[65];    /* the key name that first said hello with this id (since the server started) */
 } s_client;
 
 typedef struct {
@@ -437,6 +438,18 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
     if ((rc = ens__store_begin(s->store)) || (rc = ens__store_set_client(s->store, c->id, c->site, 0)) ||
         (rc = ens__store_commit(s->store)))
       return ens__error_prefix(rc, "the log could not be written; the server stops: ");
+  }
+  /* with keys, a client id belongs to the key that used it first: another
+   * key cannot take over its session (or its site and numbering) */
+  if (user && user[0]) {
+    if (c->owner[0] && strcmp(c->owner, user) != 0) {
+      char why[160];
+      snprintf(why, sizeof why, "site %u belongs to another key", c->site);
+      s_send_error_rid(s, rid, rid_len, ENS_PERR_DENIED, why);
+      s_log(s, "%s refused: %s (%s)", user, why, c->owner);
+      return 0;
+    }
+    snprintf(c->owner, sizeof c->owner, "%s", user);
   }
   /* a client has one connection: a new hello replaces the old one; what
    * the same connection has not read yet stays counted */
