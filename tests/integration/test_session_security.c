@@ -138,7 +138,7 @@ static int s_setup(void **state) {
   o.authorized_keys = w.keys;
   o.on_log = s_on_log;
   o.user = &w;
-  o.max_unread = 1u << 20; /* small, so that a stalled reader is found quickly */
+  o.max_unread = 2u << 20; /* small, so that a stalled reader is found quickly */
   assert_int_equal(ens_server_new(&o, &w.srv), 0);
   w.zctx = zmq_ctx_new();
   /* the good ones ask to be shown as someone else: the key's name wins */
@@ -477,7 +477,7 @@ static void test_misbehaving_client_dropped_others_go_on(void **state) {
 }
 
 /* A client that stops reading (while it pings, claiming what it read) is
- * told it is too far behind and dropped once 1 MiB waits for it; the ones
+ * told it is too far behind and dropped once 2 MiB wait for it; the ones
  * that read, and say so, are never affected. */
 static void test_a_client_that_stops_reading_is_dropped(void **state) {
   (void)state;
@@ -510,7 +510,7 @@ static void test_a_client_that_stops_reading_is_dropped(void **state) {
   static char blob[48 << 10];
   memset(blob, 'b', sizeof blob);
   ens_id target = ens_obj_id(ens_doc_root(ens_session_doc(w.good[0].s)));
-  for (int i = 0; i < 60; i++) {
+  for (int i = 0; i < 100; i++) {
     ens_txn *t = ens_txn_new("Blob", NULL);
     assert_int_equal(ens_txn_set(t, target, "blob", ens_strn(blob, sizeof blob - (size_t)i)), 0);
     assert_int_equal(ens_session_commit(w.good[0].s, t), 0);
