@@ -5,6 +5,7 @@
  * a silence or an error means a new connection and a new hello, never a
  * skip. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,6 @@ struct ens_session {
   char *endpoint, *name;
   void *ctx, *sock;
   void *monitor; /* events of sock's connection: handshake refused, disconnected */
-  unsigned monitors;
   int own_ctx;
   int curve;
   char server_key[ENS_KEY_LEN + 1], public_key[ENS_KEY_LEN + 1], secret_key[ENS_KEY_LEN + 1];
@@ -111,8 +111,11 @@ static void s_fail(ens_session *s, int code, const char *why) {
  * refused handshake or a closed connection to itself otherwise, and the
  * client would learn of it only from the silence. */
 static int s_monitor_start(ens_session *s) {
+  /* unique in the process: a closed socket's monitor endpoint is released
+   * later, by ZeroMQ's reaper, and a session may share its context */
+  static atomic_uint counter;
   char ep[96];
-  snprintf(ep, sizeof ep, "inproc://ensemble-session-%p-%u", (void *)s, s->monitors++);
+  snprintf(ep, sizeof ep, "inproc://ensemble-session-monitor-%u", atomic_fetch_add(&counter, 1));
   int events = ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
                ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
   if (zmq_socket_monitor(s->sock, ep, events) != 0) return ens__error(ENS_EIO, "zmq monitor: %s", zmq_strerror(errno));
