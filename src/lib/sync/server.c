@@ -21,14 +21,14 @@
 #include "server_int.h"
 #include "store.h"
 
-/* Messages being built or read live in thread-local statics: each carries
- * an 8 KiB selection buffer, too much for a stack frame in a host's event
- * loop, and servers on several threads must never share one. */
 /* In the draft part of zmq.h, but accepted by libzmq 4.3's stable builds. */
 #ifndef ZMQ_ZAP_ENFORCE_DOMAIN
 #define ZMQ_ZAP_ENFORCE_DOMAIN 93
 #endif
 
+/* Messages being built or read live in thread-local statics: each carries
+ * an 8 KiB selection buffer, too much for a stack frame in a host's event
+ * loop, and servers on several threads must never share one. */
 #define MAX_PEERS 1024
 #define DRAIN_MAX 1024      /* messages per poll round, so one round stays short */
 #define SNDHWM 200000       /* messages queued per peer before it counts as stuck */
@@ -135,6 +135,26 @@ static s_peer *s_peer_find(ens_server *s, const void *rid, size_t len) {
   return NULL;
 }
 
+static void s_log(ens_server *s, const char *fmt, ...) ENS_PRINTF(2, 3);
+static void s_log(ens_server *s, const char *fmt, ...) {
+  if (!s->opts.on_log) return;
+  char line[1200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  s->opts.on_log(line, s->opts.user);
+}
+
+/* Who a peer is, for the log: "site 3 (alice)". */
+static const char *s_who(const s_peer *p, char *buf, size_t cap) {
+  if (p && p->client && p->user[0]) snprintf(buf, cap, "site %u (%s)", p->client->site, p->user);
+  else if (p && p->client) snprintf(buf, cap, "site %u", p->client->site);
+  else if (p && p->user[0]) snprintf(buf, cap, "%s", p->user);
+  else snprintf(buf, cap, "a connection");
+  return buf;
+}
+
 static void s_fault(ens_server *s, s_peer *p, const void *rid, size_t rid_len, const char *user, int code,
                     const char *why);
 
@@ -154,6 +174,8 @@ static int s_send(ens_server *s, s_peer *p, const void *bytes, size_t len) {
   }
   if (ens__net_send(s->sock, p->rid, p->rid_len, bytes, len)) {
     p->dead = 1; /* full or gone: it will say hello again */
+    char who[128];
+    s_log(s, "%s dropped: its connection is gone or its queue full", s_who(p, who, sizeof who));
     return ENS_EIO;
   }
   return 0;
@@ -177,25 +199,6 @@ static void s_send_error_rid(ens_server *s, const void *rid, size_t len, int cod
     return;
   }
   ens__net_send_msg(s->sock, rid, len, &m, &s->scratch);
-}
-
-static void s_log(ens_server *s, const char *fmt, ...) ENS_PRINTF(2, 3);
-static void s_log(ens_server *s, const char *fmt, ...) {
-  if (!s->opts.on_log) return;
-  char line[1200];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  s->opts.on_log(line, s->opts.user);
-}
-
-/* Who a peer is, for the log: "site 3 (alice)". */
-static const char *s_who(const s_peer *p, char *buf, size_t cap) {
-  if (p && p->client) snprintf(buf, cap, "site %u%s%s%s", p->client->site, p->user[0] ? " (" : "", p->user, p->user[0] ? ")" : "");
-  else if (p && p->user[0]) snprintf(buf, cap, "%s", p->user);
-  else snprintf(buf, cap, "a connection");
-  return buf;
 }
 
 /* A fault in what a peer sent: it is told why, logged and forgotten. */
@@ -226,10 +229,6 @@ static void s_peer_bye(ens_server *s, s_peer *p) {
 static void s_peer_remove(ens_server *s, size_t i, int tell) {
   s_peer *p = s->peers[i];
   if (tell) s_peer_bye(s, p);
-  if (tell && p->client && !p->dead) {
-    char who[128];
-    s_log(s, "%s left", s_who(p, who, sizeof who));
-  }
   free(p->presence);
   free(p);
   s->peers[i] = s->peers[--s->npeers];
@@ -240,6 +239,10 @@ static void s_sweep(ens_server *s, int64_t now) {
   int64_t timeout = 3 * (int64_t)s->opts.heartbeat_ms + 500;
   for (size_t i = s->npeers; i-- > 0;) {
     s_peer *p = s->peers[i];
+    if (!p->dead && now - p->last_recv > timeout) {
+      char who[128];
+      s_log(s, "%s dropped: silent for %lld ms", s_who(p, who, sizeof who), (long long)(now - p->last_recv));
+    }
     if (p->dead || now - p->last_recv > timeout) s_peer_remove(s, i, 1);
   }
 }
@@ -548,10 +551,16 @@ static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, con
   switch (m.type) {
   case ENS_MSG_TXN: return s_on_txn(s, p, &m);
   case ENS_MSG_PRESENCE: s_on_presence(s, p, &m); return 0;
-  case ENS_MSG_BYE:
+  case ENS_MSG_BYE: {
+    char who[128];
+    s_log(s, "%s left", s_who(p, who, sizeof who));
     for (size_t i = 0; i < s->npeers; i++)
-      if (s->peers[i] == p) s_peer_remove(s, i, 1);
+      if (s->peers[i] == p) {
+        s_peer_remove(s, i, 1);
+        break;
+      }
     return 0;
+  }
   case ENS_MSG_PING: {
     if (m.has_received && m.received > p->read) p->read = m.received < p->sent ? m.received : p->sent;
     static _Thread_local ens__msg r;
