@@ -2,7 +2,9 @@
  * and throughput (the floor any protocol on this transport sits on), then
  * an Ensemble client's commit-to-ack round trip and transactions per
  * second through a server on its own thread, with the log on disk (fsync
- * per group commit) and on tmpfs (to show what the fsync costs).
+ * per group commit) and on tmpfs (to show what the fsync costs). Each
+ * figure with and without CurveZMQ ("_curve"), to show what encryption
+ * costs.
  *
  *   bench_session [--quick]      prints one JSON object per line */
 #include <stdio.h>
@@ -35,9 +37,20 @@ static void s_report(const char *name, int64_t *lat, size_t n, double per_sec) {
 
 /* --- plain ZeroMQ --------------------------------------------------------------- */
 
-static void s_echo(size_t rounds, size_t burst) {
+static void s_echo(const char *name, int curve, size_t rounds, size_t burst) {
   void *ctx = zmq_ctx_new();
   void *router = zmq_socket(ctx, ZMQ_ROUTER), *dealer = zmq_socket(ctx, ZMQ_DEALER);
+  if (curve) { /* no ZAP handler: any client key, as the cost is the cipher's */
+    ens_keypair sk, ck;
+    int one = 1;
+    ens_keypair_generate(&sk);
+    ens_keypair_generate(&ck);
+    zmq_setsockopt(router, ZMQ_CURVE_SERVER, &one, sizeof one);
+    zmq_setsockopt(router, ZMQ_CURVE_SECRETKEY, sk.secret_key, ENS_KEY_LEN + 1);
+    zmq_setsockopt(dealer, ZMQ_CURVE_SERVERKEY, sk.public_key, ENS_KEY_LEN + 1);
+    zmq_setsockopt(dealer, ZMQ_CURVE_PUBLICKEY, ck.public_key, ENS_KEY_LEN + 1);
+    zmq_setsockopt(dealer, ZMQ_CURVE_SECRETKEY, ck.secret_key, ENS_KEY_LEN + 1);
+  }
   char ep[256];
   size_t eplen = sizeof ep;
   int hwm = 0;
@@ -71,7 +84,7 @@ static void s_echo(size_t rounds, size_t burst) {
   }
   for (size_t i = 0; i < burst; i++) zmq_recv(dealer, buf, sizeof buf, 0);
   double secs = (double)(s_now_us() - t0) / 1e6;
-  s_report("zmq_echo_100B", lat, rounds, (double)burst / secs);
+  s_report(name, lat, rounds, (double)burst / secs);
   free(lat);
   zmq_close(dealer);
   zmq_close(router);
@@ -80,7 +93,7 @@ static void s_echo(size_t rounds, size_t burst) {
 
 /* --- Ensemble --------------------------------------------------------------------- */
 
-static void s_session(const char *name, const char *dir, size_t rounds, size_t burst) {
+static void s_session(const char *name, const char *dir, int curve, size_t rounds, size_t burst) {
   char store[512];
   snprintf(store, sizeof store, "%s/bench-session-%d.db", dir, (int)getpid());
   unlink(store);
@@ -96,6 +109,15 @@ static void s_session(const char *name, const char *dir, size_t rounds, size_t b
   so.store_path = store;
   so.initial = initial;
   so.checkpoint_every = 1000000;
+  ens_keypair sk, ck;
+  ens_authorized_keys *keys = ens_authorized_keys_new();
+  if (curve) {
+    ens_keypair_generate(&sk);
+    ens_keypair_generate(&ck);
+    ens_authorized_keys_add(keys, ck.public_key, "bench");
+    so.secret_key = sk.secret_key;
+    so.authorized_keys = keys;
+  }
   ens_server *srv;
   if (ens_server_new(&so, &srv) || ens_server_start(srv)) {
     fprintf(stderr, "bench_session: %s\n", ens_error_last());
@@ -105,6 +127,10 @@ static void s_session(const char *name, const char *dir, size_t rounds, size_t b
   memset(&co, 0, sizeof co);
   co.endpoint = ens_server_endpoint(srv);
   co.undo_depth = 100;
+  if (curve) {
+    co.server_key = sk.public_key;
+    co.secret_key = ck.secret_key;
+  }
   ens_session *s;
   ens_session_new(&co, &s);
   while (!ens_session_is_live(s)) ens_session_poll(s, 10);
@@ -132,6 +158,7 @@ static void s_session(const char *name, const char *dir, size_t rounds, size_t b
   free(lat);
   ens_session_free(s);
   ens_server_free(srv);
+  ens_authorized_keys_free(keys);
   ens_doc_free(initial);
   char p[600];
   unlink(store);
@@ -144,8 +171,11 @@ static void s_session(const char *name, const char *dir, size_t rounds, size_t b
 int main(int argc, char **argv) {
   int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
   size_t k = quick ? 10 : 1;
-  s_echo(20000 / k, 200000 / k);
-  s_session("ensemble_commit_ack_tmpfs", "/dev/shm", 5000 / k, 20000 / k);
-  s_session("ensemble_commit_ack_disk", "/tmp", 500 / k, 20000 / k);
+  s_echo("zmq_echo_100B", 0, 20000 / k, 200000 / k);
+  s_echo("zmq_echo_100B_curve", 1, 20000 / k, 200000 / k);
+  s_session("ensemble_commit_ack_tmpfs", "/dev/shm", 0, 5000 / k, 20000 / k);
+  s_session("ensemble_commit_ack_tmpfs_curve", "/dev/shm", 1, 5000 / k, 20000 / k);
+  s_session("ensemble_commit_ack_disk", "/tmp", 0, 500 / k, 20000 / k);
+  s_session("ensemble_commit_ack_disk_curve", "/tmp", 1, 500 / k, 20000 / k);
   return 0;
 }

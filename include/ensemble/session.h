@@ -14,6 +14,54 @@
 extern "C" {
 #endif
 
+/* --- keys (CurveZMQ) --------------------------------------------------------- */
+
+/* Sessions are encrypted and authenticated with CurveZMQ when the server
+ * has a key pair and a list of the client keys it lets in (docs/protocol.md,
+ * "Security"). Keys travel as Z85 text: 40 characters for 32 bytes. */
+#define ENS_KEY_LEN 40
+
+typedef struct {
+  char public_key[ENS_KEY_LEN + 1];
+  char secret_key[ENS_KEY_LEN + 1];
+} ens_keypair;
+
+/* A new key pair (ENS_EIO when this libzmq has no CURVE). */
+int ens_keypair_generate(ens_keypair *out);
+/* Writes dir/ensemble.key (the secret key, mode 0600, atomically) and
+ * dir/ensemble.pub (the public key). ENS_EEXISTS when either exists and
+ * replace is 0. */
+int ens_keypair_write(const char *dir, const ens_keypair *keys, int replace);
+/* Reads dir/ensemble.key and derives the public key from it; refuses a key
+ * file readable by others than its owner, and a dir/ensemble.pub that does
+ * not match. */
+int ens_keypair_read(const char *dir, ens_keypair *out);
+/* A public key from a file holding one (an ensemble.pub) or, when arg is
+ * 40 characters of Z85 and no such file exists, arg itself. */
+int ens_public_key_read(const char *arg, char out[ENS_KEY_LEN + 1]);
+/* 1 when text is a well-formed Z85 key of 40 characters. */
+int ens_key_is_valid(const char *text);
+
+/* The client keys a server lets in, each with the name it is known by.
+ * File format: one "PUBLICKEY NAME" per line (the name is the rest of the
+ * line, 1..64 bytes); '#' starts a comment line; blank lines are skipped. */
+typedef struct ens_authorized_keys ens_authorized_keys;
+
+ens_authorized_keys *ens_authorized_keys_new(void);
+/* Parses a file's text; errors name the source and the line. */
+int ens_authorized_keys_parse(const char *text, size_t len, const char *source, ens_authorized_keys **out);
+int ens_authorized_keys_load(const char *path, ens_authorized_keys **out);
+/* ENS_EEXISTS for a key already listed. */
+int ens_authorized_keys_add(ens_authorized_keys *keys, const char *public_key, const char *name);
+size_t ens_authorized_keys_count(const ens_authorized_keys *keys);
+/* The name of a Z85 public key, or NULL when it is not listed. */
+const char *ens_authorized_keys_find(const ens_authorized_keys *keys, const char *public_key);
+void ens_authorized_keys_free(ens_authorized_keys *keys);
+
+/* 1 for an endpoint only this machine can reach: tcp on 127.x.x.x, [::1]
+ * or localhost; ipc; inproc. */
+int ens_endpoint_is_local(const char *endpoint);
+
 /* --- server ----------------------------------------------------------------- */
 
 typedef struct ens_server ens_server;
@@ -21,6 +69,8 @@ typedef struct ens_server ens_server;
 /* Called after each checkpoint (and at ens_server_free) with the document
  * at seq, for instance to write it back to its file. */
 typedef void (*ens_server_checkpoint_fn)(const ens_doc *doc, uint64_t seq, void *user);
+/* One line about a client: joined, left, or dropped and why. */
+typedef void (*ens_server_log_fn)(const char *line, void *user);
 
 typedef struct {
   const char *endpoint;   /* where to bind, e.g. "tcp://127.0.0.1:7890" ("...:*" picks a port) */
@@ -34,8 +84,21 @@ typedef struct {
   uint32_t log_keep;           /* entries kept before a checkpoint for catch-up; default 10000 */
   uint32_t heartbeat_ms;       /* clients ping this often; default 500 */
   uint32_t window;             /* unacknowledged transactions per client; default 64 */
+  /* Bytes sent to one client and not yet read by it (it says in its pings)
+   * beyond the snapshot it joined with; a client further behind is told
+   * (error 5) and dropped. Default 64 MiB. */
+  size_t max_unread;
   ens_server_checkpoint_fn on_checkpoint;
   void *user;
+  /* Security (docs/protocol.md, "Security"). With secret_key (Z85) and
+   * authorized_keys (copied; not empty), connections are CurveZMQ and only
+   * the listed client keys get in; the key's name is the client's
+   * presence name. Without them the server binds only endpoints local to
+   * the machine (ens_endpoint_is_local) unless insecure is set. */
+  const char *secret_key;
+  const ens_authorized_keys *authorized_keys;
+  int insecure;
+  ens_server_log_fn on_log; /* may be NULL; called with user */
 } ens_server_opts;
 
 /* Opens the store, loads the document (last checkpoint plus the log after
@@ -86,7 +149,8 @@ typedef enum {
   ENS_SESSION_LEFT = 6,         /* a collaborator left (site) */
   ENS_SESSION_REJECTED = 7,     /* the server refused one of ours: ctn, code, message, label;
                                    its effect has been taken off the document */
-  ENS_SESSION_FAILED = 8,       /* the server refused us for good (code, message) */
+  ENS_SESSION_FAILED = 8,       /* the server refused us for good (code, message): another
+                                   protocol version (1), or our key (9) */
   ENS_SESSION_ACKED = 9         /* one of ours is durable on the server: ctn, seq */
 } ens_session_event_kind;
 
@@ -117,6 +181,13 @@ typedef struct {
    * host's own); NULL makes one for this session. A shared context is
    * borrowed and must outlive the session. */
   void *zmq_context;
+  /* CurveZMQ: the server's public key and this client's key pair (Z85).
+   * With server_key set, secret_key is required (public_key is derived
+   * when NULL). A server that does not list our key refuses the
+   * handshake: FAILED, code 9, and nothing is ever received. */
+  const char *server_key;
+  const char *public_key;
+  const char *secret_key;
 } ens_session_opts;
 
 /* A session that starts connecting at once; its document exists after the

@@ -37,6 +37,7 @@ int cli_cmd_cat(int argc, char **argv);
 int cli_cmd_edit(int argc, char **argv);
 int cli_cmd_render(int argc, char **argv);
 int cli_cmd_help(int argc, char **argv);
+int cli_cmd_keygen(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_watch(int argc, char **argv);
 

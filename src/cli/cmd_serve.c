@@ -17,8 +17,10 @@ static const cli_option s_options[] = {
     {"store", 's', "PATH", "the session log (default FILE.ensemble)"},
     {"checkpoint-every", 0, "N", "changes between checkpoints and write-backs (default 1000)"},
     {"log-keep", 0, "N", "log entries kept behind a checkpoint for clients catching up (default 10000)"},
-    {"keys", 0, "DIR", "server key pair for encryption (not available yet)"},
-    {"authorized-keys", 0, "FILE", "client keys allowed in (not available yet)"},
+    {"keys", 'k', "DIR", "the server's key pair (ensemble keygen DIR): sessions are encrypted"},
+    {"authorized-keys", 'a', "FILE", "the client keys let in, \"PUBLICKEY name\" per line (with --keys)"},
+    {"insecure", 0, NULL, "without keys, bind beyond this machine anyway (unencrypted, anyone may join)"},
+    {"quiet", 'q', NULL, "do not log clients joining, leaving and dropped"},
     {0}};
 
 static const cli_spec s_spec = {
@@ -28,8 +30,12 @@ static const cli_spec s_spec = {
     "before anyone hears of it. FILE is rewritten atomically at each checkpoint\n"
     "and when the server stops (SIGINT or SIGTERM). Started again on the same\n"
     "store, it continues where it stopped; FILE is then only written, not read.\n"
-    "Without keys the server accepts only loopback endpoints. Prints the\n"
-    "endpoint it listens on as its first line.",
+    "With --keys and --authorized-keys, connections are encrypted (CurveZMQ)\n"
+    "and only the listed client keys get in, each shown to the others by its\n"
+    "name. Without keys the server binds only to this machine (127.0.0.1,\n"
+    "[::1], localhost, ipc://) unless --insecure is given. Prints the endpoint\n"
+    "it listens on (and its public key) as its first line; clients joining,\n"
+    "leaving and dropped, and refused connections, go to stderr.",
     s_options, 1, 1};
 
 static volatile sig_atomic_t s_stop;
@@ -52,12 +58,9 @@ static void s_write_back(const ens_doc *doc, uint64_t seq, void *user) {
   }
 }
 
-/* Loopback only until encryption exists (DESIGN.md, "Sessions"). */
-static int s_loopback(const char *ep) {
-  static const char *ok[] = {"tcp://127.0.0.1:", "tcp://localhost:", "tcp://[::1]:", "ipc://", "inproc://"};
-  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++)
-    if (strncmp(ep, ok[i], strlen(ok[i])) == 0) return 1;
-  return 0;
+static void s_log(const char *line, void *user) {
+  (void)user;
+  fprintf(stderr, "ensemble serve: %s\n", line);
 }
 
 int cli_cmd_serve(int argc, char **argv) {
@@ -69,10 +72,33 @@ int cli_cmd_serve(int argc, char **argv) {
   const char *store = cli_opt(&s_spec, &args, "store");
   const char *every = cli_opt(&s_spec, &args, "checkpoint-every");
   const char *keep = cli_opt(&s_spec, &args, "log-keep");
-  if (cli_opt(&s_spec, &args, "keys") || cli_opt(&s_spec, &args, "authorized-keys"))
-    return cli_fail(s_spec.name, "encryption (--keys, --authorized-keys) is not available yet");
+  const char *keydir = cli_opt(&s_spec, &args, "keys");
+  const char *authfile = cli_opt(&s_spec, &args, "authorized-keys");
+  int insecure = cli_opt(&s_spec, &args, "insecure") != NULL;
+  int quiet = cli_opt(&s_spec, &args, "quiet") != NULL;
   if (!bind) bind = "tcp://127.0.0.1:7890";
-  if (!s_loopback(bind)) return cli_usage_error(&s_spec, "without keys the server binds to loopback only, not %s", bind);
+  if (!keydir != !authfile) return cli_usage_error(&s_spec, "--keys and --authorized-keys go together");
+  if (keydir && insecure) return cli_usage_error(&s_spec, "--insecure is for a server without keys");
+  if (!keydir && !insecure && !ens_endpoint_is_local(bind))
+    return cli_usage_error(&s_spec,
+                           "without keys the server binds only to this machine, not %s (give --keys and "
+                           "--authorized-keys, or --insecure)",
+                           bind);
+  ens_keypair keys;
+  ens_authorized_keys *authorized = NULL;
+  if (keydir) {
+    if (ens_keypair_read(keydir, &keys)) return cli_fail(s_spec.name, "%s", ens_error_last());
+    if (ens_authorized_keys_load(authfile, &authorized)) return cli_fail(s_spec.name, "%s", ens_error_last());
+    if (!ens_authorized_keys_count(authorized)) {
+      ens_authorized_keys_free(authorized);
+      return cli_fail(s_spec.name, "%s lists no key: nobody could join", authfile);
+    }
+  } else if (insecure && !ens_endpoint_is_local(bind)) {
+    fprintf(stderr,
+            "ensemble serve: warning: --insecure: %s is not encrypted and anyone who can reach it can read and "
+            "change %s\n",
+            bind, file);
+  }
   char store_buf[4096];
   if (!store) {
     snprintf(store_buf, sizeof store_buf, "%s.ensemble", file);
@@ -87,7 +113,10 @@ int cli_cmd_serve(int argc, char **argv) {
   char err[512];
   FILE *probe = fopen(store, "rb");
   if (probe) fclose(probe); /* a store exists: it, not FILE, holds the document */
-  else if (cli_doc_load(file, &initial, err, sizeof err)) return cli_fail(s_spec.name, "%s", err);
+  else if (cli_doc_load(file, &initial, err, sizeof err)) {
+    ens_authorized_keys_free(authorized);
+    return cli_fail(s_spec.name, "%s", err);
+  }
 
   s_target target = {file, 0};
   ens_server_opts o;
@@ -99,8 +128,16 @@ int cli_cmd_serve(int argc, char **argv) {
   o.log_keep = (uint32_t)k;
   o.on_checkpoint = s_write_back;
   o.user = &target;
+  o.insecure = insecure;
+  if (!quiet) o.on_log = s_log;
+  if (keydir) {
+    o.secret_key = keys.secret_key;
+    o.authorized_keys = authorized;
+  }
   ens_server *srv;
   rc = ens_server_new(&o, &srv);
+  memset(keys.secret_key, 0, sizeof keys.secret_key);
+  ens_authorized_keys_free(authorized);
   ens_doc_free(initial);
   if (rc) return cli_fail(s_spec.name, "%s", ens_error_last());
 
@@ -109,8 +146,10 @@ int cli_cmd_serve(int argc, char **argv) {
   sa.sa_handler = s_on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  printf("serving %s on %s (store %s, seq %llu)\n", file, ens_server_endpoint(srv), store,
+  printf("serving %s on %s (store %s, seq %llu", file, ens_server_endpoint(srv), store,
          (unsigned long long)ens_server_head(srv));
+  if (keydir) printf(", key %s", keys.public_key);
+  printf(")\n");
   fflush(stdout);
   while (!s_stop) {
     if ((rc = ens_server_poll(srv, 200)) != 0) {

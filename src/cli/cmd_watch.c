@@ -20,6 +20,8 @@ static const cli_option s_options[] = {
     {"out", 'o', "FILE", "write the document to FILE (.sfd or a snapshot) when stopping"},
     {"mirror", 'm', "FILE", "keep FILE up to date while running (rewritten atomically)"},
     {"every", 0, "MS", "--mirror writes at most once per MS milliseconds (default 1000)"},
+    {"keys", 'k', "DIR", "this client's key pair (ensemble keygen DIR), for an encrypted server"},
+    {"server-key", 's', "KEY", "the server's public key: its ensemble.pub file or the key itself"},
     {0}};
 
 static const cli_spec s_spec = {
@@ -29,7 +31,9 @@ static const cli_spec s_spec = {
     "stops it prints the last sequence number and the document's hash (equal\n"
     "hashes, equal documents) and, with --out, writes the document. With\n"
     "--mirror, FILE is rewritten atomically whenever the document changed,\n"
-    "at most once per --every milliseconds, and once more at the stop.",
+    "at most once per --every milliseconds, and once more at the stop.\n"
+    "An encrypted server needs --keys and --server-key; a server that does\n"
+    "not list this client's key refuses it, and watch stops.",
     s_options, 1, 1};
 
 static volatile sig_atomic_t s_stop;
@@ -70,14 +74,29 @@ int cli_cmd_watch(int argc, char **argv) {
   unsigned long long until_seq = until ? strtoull(until, NULL, 10) : 0;
   if (secs && limit <= 0) return cli_usage_error(&s_spec, "--seconds wants a positive number");
 
+  const char *keydir = cli_opt(&s_spec, &args, "keys");
+  const char *server_key = cli_opt(&s_spec, &args, "server-key");
+  if (!keydir != !server_key) return cli_usage_error(&s_spec, "--keys and --server-key go together");
+  ens_keypair keys;
+  char server_pub[ENS_KEY_LEN + 1];
+  if (keydir && (ens_keypair_read(keydir, &keys) || ens_public_key_read(server_key, server_pub)))
+    return cli_fail(s_spec.name, "%s", ens_error_last());
+
   ens_session_opts o;
   memset(&o, 0, sizeof o);
+  if (keydir) {
+    o.server_key = server_pub;
+    o.public_key = keys.public_key;
+    o.secret_key = keys.secret_key;
+  }
   o.endpoint = args.args[0];
   o.name = name ? name : "watch";
   o.colour = 0x808080;
   o.on_event = s_event;
   ens_session *s;
-  if (ens_session_new(&o, &s)) return cli_fail(s_spec.name, "%s", ens_error_last());
+  rc = ens_session_new(&o, &s);
+  memset(keys.secret_key, 0, sizeof keys.secret_key);
+  if (rc) return cli_fail(s_spec.name, "%s", ens_error_last());
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = s_on_signal;

@@ -13,6 +13,7 @@ const cli_command cli_commands[] = {
     {"cat", "read a FontForge font and write it back unedited", cli_cmd_cat},
     {"edit", "apply a script of glyph edits to a FontForge font", cli_cmd_edit},
     {"render", "render an SVG drawing to a PNG image", cli_cmd_render},
+    {"keygen", "make a key pair for encrypted sessions", cli_cmd_keygen},
     {"serve", "host a real-time session for a font or snapshot", cli_cmd_serve},
     {"watch", "join a session, report its events, optionally save the document", cli_cmd_watch},
     {"help", "show the commands, or one command's options", cli_cmd_help},

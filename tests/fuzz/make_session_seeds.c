@@ -203,6 +203,7 @@ int main(int argc, char **argv) {
   m = s_new(ENS_MSG_BYE); s_write("bye-client", &m);
   m.site = 4; s_write("bye-relayed", &m);
   m = s_new(ENS_MSG_PING); m.token = 7; s_write("ping", &m);
+  m.received = 1u << 20; m.has_received = 1; s_write("ping-received", &m);
   m = s_new(ENS_MSG_PONG); m.token = 7; m.seq = 103; s_write("pong", &m);
   m = s_new(ENS_MSG_ERROR); m.code = ENS_PERR_VERSION; m.text = "server speaks 1..1"; m.ntext = strlen(m.text);
   s_write("error-version", &m);

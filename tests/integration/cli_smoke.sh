@@ -279,8 +279,37 @@ run "edit --help names the drawing commands" 0 "$BIN" edit --help && has "edit -
 run "tree2snap for serve" 0 "$BIN" tree2snap "$SAMPLE" -o "$TMP/doc.snap"
 cp "$TMP/doc.snap" "$TMP/orig.snap"
 run "serve refuses a public endpoint" 2 "$BIN" serve --bind tcp://0.0.0.0:7 "$TMP/doc.snap" &&
-  has "serve refuses a public endpoint" err "loopback only"
-run "serve refuses keys for now" 1 "$BIN" serve --keys "$TMP" "$TMP/doc.snap"
+  has "serve refuses a public endpoint" err "binds only to this machine"
+# 192.0.2.1 (TEST-NET-1) is on no interface here: the bind fails after the warning
+run "serve --insecure warns" 1 "$BIN" serve --insecure --bind tcp://192.0.2.1:7 "$TMP/doc.snap" &&
+  has "serve --insecure warns" err "warning: --insecure: tcp://192.0.2.1:7 is not encrypted"
+run "serve with half the keys" 2 "$BIN" serve --keys "$TMP" "$TMP/doc.snap"
+
+# --- keys: keygen, modes, no overwriting; authorised keys with line numbers
+if run "keygen" 0 "$BIN" keygen "$TMP/server-keys"; then
+  spub=$(cat "$TMP/out")
+  checks=$((checks + 1))
+  [ "$(printf %s "$spub" | wc -c)" -eq 40 ] || fail "keygen printed '$spub', not a 40-character key"
+  [ "$(cat "$TMP/server-keys/ensemble.pub")" = "$spub" ] || fail "ensemble.pub is not the key printed"
+  [ "$(stat -c %a "$TMP/server-keys/ensemble.key")" = 600 ] || fail "ensemble.key is not mode 600"
+  grep -q -F "$(cat "$TMP/server-keys/ensemble.key")" "$TMP/out" && fail "keygen printed the secret key"
+fi
+run "keygen again" 1 "$BIN" keygen "$TMP/server-keys" && has "keygen again" err "already holds keys"
+checks=$((checks + 1))
+[ "$(cat "$TMP/server-keys/ensemble.pub")" = "$spub" ] || fail "a refused keygen changed the keys"
+run "keygen --force" 0 "$BIN" keygen --force "$TMP/server-keys" &&
+  { [ "$(cat "$TMP/out")" != "$spub" ] || fail "keygen --force kept the old key"; }
+spub=$(cat "$TMP/server-keys/ensemble.pub")
+run "keygen for a client" 0 "$BIN" keygen "$TMP/alice-keys"
+run "keygen for an outsider" 0 "$BIN" keygen "$TMP/eve-keys"
+printf '# who may join\n\n%s alice\n' "$(cat "$TMP/alice-keys/ensemble.pub")" >"$TMP/authorized"
+printf '%s alice\nnot-a-key bob\n' "$(cat "$TMP/alice-keys/ensemble.pub")" >"$TMP/authorized.bad"
+run "serve with a bad authorised-keys line" 1 "$BIN" serve --keys "$TMP/server-keys" \
+  --authorized-keys "$TMP/authorized.bad" "$TMP/doc.snap" && has "bad authorised keys" err "authorized.bad:2: "
+chmod 644 "$TMP/alice-keys/ensemble.key"
+run "watch with a secret key others can read" 1 "$BIN" watch --keys "$TMP/alice-keys" --server-key "$spub" \
+  tcp://127.0.0.1:9 && has "watch with a readable key" err "chmod 600"
+chmod 600 "$TMP/alice-keys/ensemble.key"
 serve_round() {
   rm -f "$TMP/serve.out" # the wait below must not see the last round's line
   "$BIN" serve --bind "$1" "$TMP/doc.snap" >"$TMP/serve.out" 2>"$TMP/serve.err" &
@@ -307,6 +336,34 @@ serve_round() {
 serve_round "tcp://127.0.0.1:*" first
 [ -e "$TMP/doc.snap.ensemble" ] || fail "serve made no store next to the file"
 serve_round "$endpoint" again
+
+# --- an encrypted session: alice's key is let in, eve's is not
+rm -f "$TMP/serve.out"
+"$BIN" serve --keys "$TMP/server-keys" --authorized-keys "$TMP/authorized" --store "$TMP/enc.ensemble" \
+  --bind "tcp://127.0.0.1:*" "$TMP/doc.snap" >"$TMP/serve.out" 2>"$TMP/serve.err" &
+spid=$!
+endpoint=""
+i=0
+while [ -z "$endpoint" ] && [ $i -lt 200 ]; do
+  sleep 0.05
+  i=$((i + 1))
+  endpoint=$(sed -n 's/.* on \(tcp[^ ]*\) .*/\1/p' "$TMP/serve.out" 2>/dev/null)
+done
+[ -n "$endpoint" ] || fail "encrypted serve printed no endpoint"
+checks=$((checks + 1))
+grep -q -F "key $spub" "$TMP/serve.out" || fail "encrypted serve did not print its public key"
+run "watch with an authorised key" 0 "$BIN" watch --keys "$TMP/alice-keys" \
+  --server-key "$TMP/server-keys/ensemble.pub" --until-seq 0 --seconds 10 "$endpoint" &&
+  has "watch with an authorised key" out "^connected as site"
+run "watch with an unknown key" 1 "$BIN" watch --keys "$TMP/eve-keys" --server-key "$spub" --seconds 10 "$endpoint" &&
+  has "watch with an unknown key" out "refused by the server (unknown key?)" &&
+  lacks "watch with an unknown key" out "^connected"
+run "watch without keys" 1 "$BIN" watch --seconds 10 "$endpoint" && lacks "watch without keys" out "^connected"
+kill -TERM "$spid"
+wait "$spid"
+checks=$((checks + 1))
+grep -q "(alice) joined" "$TMP/serve.err" || fail "encrypted serve did not log alice joining"
+grep -q "refused a connection" "$TMP/serve.err" || fail "encrypted serve did not log the refusal"
 
 echo "cli_smoke: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]

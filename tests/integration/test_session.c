@@ -77,6 +77,9 @@ typedef struct {
   ens_doc *initial;
   void *zctx; /* the clients share one ZeroMQ context, as an editor's documents would */
   s_client c[CLIENTS];
+  int curve; /* CurveZMQ: every client's key is authorised */
+  ens_keypair server_keys, client_keys[CLIENTS];
+  ens_authorized_keys *keys;
 } s_world;
 
 static void s_server_up(s_world *w) {
@@ -88,6 +91,10 @@ static void s_server_up(s_world *w) {
   o.checkpoint_every = 200; /* several checkpoints per run */
   o.log_keep = w->log_keep;
   o.heartbeat_ms = 200;
+  if (w->curve) {
+    o.secret_key = w->server_keys.secret_key;
+    o.authorized_keys = w->keys;
+  }
   for (int tries = 0;; tries++) {
     int rc = ens_server_new(&o, &w->srv);
     if (rc == 0) break;
@@ -103,9 +110,20 @@ static void s_pump(s_world *w) {
     if (w->c[k].s && ens_session_poll(w->c[k].s, 0)) fail_msg("client %d: %s", k, ens_error_last());
 }
 
-static void s_setup_world(s_world *w, const char *name, uint32_t log_keep) {
+static void s_setup_world_ex(s_world *w, const char *name, uint32_t log_keep, int curve) {
   memset(w, 0, sizeof *w);
   w->log_keep = log_keep;
+  w->curve = curve;
+  if (curve) {
+    assert_int_equal(ens_keypair_generate(&w->server_keys), 0);
+    w->keys = ens_authorized_keys_new();
+    for (int k = 0; k < CLIENTS; k++) {
+      char name_k[16];
+      snprintf(name_k, sizeof name_k, "user%d", k);
+      assert_int_equal(ens_keypair_generate(&w->client_keys[k]), 0);
+      assert_int_equal(ens_authorized_keys_add(w->keys, w->client_keys[k].public_key, name_k), 0);
+    }
+  }
   snprintf(w->dir, sizeof w->dir, "/tmp/ens-session-XXXXXX");
   assert_non_null(mkdtemp(w->dir));
   snprintf(w->store, sizeof w->store, "%s/log.db", w->dir);
@@ -127,6 +145,10 @@ static void s_setup_world(s_world *w, const char *name, uint32_t log_keep) {
     so.on_event = s_on_event;
     so.user = c;
     so.zmq_context = w->zctx;
+    if (curve) {
+      so.server_key = w->server_keys.public_key;
+      so.secret_key = w->client_keys[k].secret_key;
+    }
     assert_int_equal(ens_session_new(&so, &c->s), 0);
   }
   int64_t deadline = ens__now_ms() + 10000;
@@ -138,6 +160,8 @@ static void s_setup_world(s_world *w, const char *name, uint32_t log_keep) {
     if (ens__now_ms() > deadline) fail_msg("only %d of %d clients joined", live, CLIENTS);
   }
 }
+
+static void s_setup_world(s_world *w, const char *name, uint32_t log_keep) { s_setup_world_ex(w, name, log_keep, 0); }
 
 /* One user action of client k: a change, an undo or a redo. */
 static void s_act(s_world *w, int k) {
@@ -233,16 +257,16 @@ static void s_teardown_world(s_world *w) {
   }
   zmq_ctx_term(w->zctx);
   ens_server_free(w->srv);
+  ens_authorized_keys_free(w->keys);
   ens_doc_free(w->initial);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
   assert_int_equal(system(cmd), 0);
 }
 
-static void test_four_clients_converge(void **state) {
-  (void)state;
+static void s_four_clients_converge(int curve) {
   static s_world w;
-  s_setup_world(&w, "session-converge", 1000000);
+  s_setup_world_ex(&w, "session-converge", 1000000, curve);
   for (int i = 0; i < TXNS; i++) {
     for (int k = 0; k < CLIENTS; k++) s_act(&w, k);
     s_pump(&w);
@@ -260,6 +284,17 @@ static void test_four_clients_converge(void **state) {
   assert_true(acked > TXNS);
   s_verify(&w, 1);
   s_teardown_world(&w);
+}
+
+static void test_four_clients_converge(void **state) {
+  (void)state;
+  s_four_clients_converge(0);
+}
+
+/* The same over CurveZMQ, each client with its own authorised key. */
+static void test_four_clients_converge_encrypted(void **state) {
+  (void)state;
+  s_four_clients_converge(1);
 }
 
 static void test_disconnects_and_server_restarts(void **state) {
@@ -590,6 +625,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pending_masks_remote_and_undo_follows_server_order),
       cmocka_unit_test(test_four_clients_converge),
+      cmocka_unit_test(test_four_clients_converge_encrypted),
       cmocka_unit_test(test_disconnects_and_server_restarts),
       cmocka_unit_test(test_far_behind_client_gets_a_snapshot),
       cmocka_unit_test(test_new_store_means_a_new_history),

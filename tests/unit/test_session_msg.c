@@ -29,7 +29,7 @@ static ens__msg s_sample(int type) {
   case ENS_MSG_REJECT: m.ctn = 7; m.code = 4; m.text = "op 0 (move 0x5): cycle"; m.ntext = strlen(m.text); break;
   case ENS_MSG_PRESENCE: m.site = 3; m.text = "Ada"; m.ntext = 3; m.colour = 0xff8800; m.sel = s_sel; m.nsel = 3; break;
   case ENS_MSG_BYE: m.site = 3; break;
-  case ENS_MSG_PING: m.token = 42; break;
+  case ENS_MSG_PING: m.token = 42; m.received = 1u << 20; m.has_received = 1; break;
   case ENS_MSG_PONG: m.token = 42; m.seq = 100; break;
   case ENS_MSG_ERROR: m.code = ENS_PERR_VERSION; m.text = "server speaks 1..1"; m.ntext = strlen(m.text); break;
   }
@@ -38,6 +38,7 @@ static ens__msg s_sample(int type) {
 
 static void s_assert_same(const ens__msg *a, const ens__msg *b) {
   assert_int_equal(a->type, b->type);
+  assert_true(a->received == b->received && a->has_received == b->has_received);
   assert_true(a->vmin == b->vmin && a->vmax == b->vmax && a->version == b->version && a->epoch == b->epoch);
   assert_true(a->seq == b->seq && a->site == b->site && a->ctn == b->ctn && a->mode == b->mode);
   assert_true(a->window == b->window && a->heartbeat_ms == b->heartbeat_ms && a->max_message == b->max_message);
@@ -95,6 +96,37 @@ static void test_extra_fields_are_skipped(void **state) {
   assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
   assert_true(back.ctn == 3 && back.seq == 4);
   ens__buf_free(&b);
+}
+
+/* ping's received is optional: a ping without it still decodes, and
+ * encodes back as it came. */
+static void test_ping_received_is_optional(void **state) {
+  (void)state;
+  static ens__msg back;
+  ens_buf b = ENS_BUF_INIT, again = ENS_BUF_INIT;
+  ens__mp_array(&b, 2);
+  ens__mp_uint(&b, ENS_MSG_PING);
+  ens__mp_uint(&b, 7);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+  assert_true(back.token == 7 && !back.has_received && back.received == 0);
+  assert_int_equal(ens__msg_encode(&back, &again), 0);
+  assert_true(again.len == b.len && memcmp(again.data, b.data, b.len) == 0);
+  b.len = again.len = 0;
+  ens__mp_array(&b, 4);
+  ens__mp_uint(&b, ENS_MSG_PING);
+  ens__mp_uint(&b, 8);
+  ens__mp_uint(&b, 123456);
+  ens__mp_str(&b, "later", 5);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+  assert_true(back.token == 8 && back.has_received && back.received == 123456);
+  b.len = 0;
+  ens__mp_array(&b, 3);
+  ens__mp_uint(&b, ENS_MSG_PING);
+  ens__mp_uint(&b, 8);
+  ens__mp_str(&b, "x", 1);
+  assert_int_not_equal(ens__msg_decode(b.data, b.len, &back), 0); /* received is a uint */
+  ens__buf_free(&b);
+  ens__buf_free(&again);
 }
 
 static int s_decode_built(void (*build)(ens_buf *b)) {
@@ -184,6 +216,7 @@ int main(void) {
       cmocka_unit_test(test_every_type_round_trips),
       cmocka_unit_test(test_a_small_ack_is_a_few_bytes),
       cmocka_unit_test(test_extra_fields_are_skipped),
+      cmocka_unit_test(test_ping_received_is_optional),
       cmocka_unit_test(test_bad_messages_are_refused),
       cmocka_unit_test(test_encoder_refuses_what_decoder_would),
   };

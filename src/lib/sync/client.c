@@ -5,6 +5,8 @@
  * a silence or an error means a new connection and a new hello, never a
  * skip. */
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
@@ -18,6 +20,7 @@
 #define BACKOFF_MIN 100
 #define BACKOFF_MAX 5000
 #define MAX_SNAPSHOT (512u << 20)
+#define REPORT_EVERY (256u << 10) /* bytes read between pings that say so, beside the heartbeat */
 
 typedef enum { S_DOWN, S_HELLO, S_SNAPSHOT, S_CATCHUP, S_LIVE, S_FAILED } s_state;
 
@@ -25,7 +28,10 @@ struct ens_session {
   ens_session_opts opts;
   char *endpoint, *name;
   void *ctx, *sock;
+  void *monitor; /* events of sock's connection: handshake refused, disconnected */
   int own_ctx;
+  int curve;
+  char server_key[ENS_KEY_LEN + 1], public_key[ENS_KEY_LEN + 1], secret_key[ENS_KEY_LEN + 1];
   unsigned char client[ENS_CLIENT_ID_LEN];
   ens_doc *doc;
   ens_undo *undo;
@@ -38,7 +44,8 @@ struct ens_session {
   s_state state;
   uint64_t welcome_head, welcome_ctn;
   uint32_t window, heartbeat_ms;
-  int64_t last_recv, last_send, next_attempt;
+  int64_t last_recv, last_send, last_ping, next_attempt;
+  uint64_t received, reported; /* bytes received on this connection; the last count a ping told */
   uint32_t backoff;
   ens_buf snap;
   uint64_t snap_seq, snap_count, snap_next;
@@ -82,7 +89,80 @@ static ens__msg *s_msg(ens__msg_type type) {
 
 static void s_close(ens_session *s) {
   if (s->sock) zmq_close(s->sock);
-  s->sock = NULL;
+  if (s->monitor) zmq_close(s->monitor);
+  s->sock = s->monitor = NULL;
+}
+
+static void s_drop(ens_session *s, const char *why);
+
+/* The server refused us for good: no retry. */
+static void s_fail(ens_session *s, int code, const char *why) {
+  s_close(s);
+  s->state = S_FAILED;
+  ens_session_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ENS_SESSION_FAILED;
+  ev.code = code;
+  ev.message = why;
+  s_event(s, &ev);
+}
+
+/* Watches the connection's life through a socket monitor: libzmq keeps a
+ * refused handshake or a closed connection to itself otherwise, and the
+ * client would learn of it only from the silence. */
+static int s_monitor_start(ens_session *s) {
+  /* unique in the process: a closed socket's monitor endpoint is released
+   * later, by ZeroMQ's reaper, and a session may share its context */
+  static atomic_uint counter;
+  char ep[96];
+  snprintf(ep, sizeof ep, "inproc://ensemble-session-monitor-%u", atomic_fetch_add(&counter, 1));
+  int events = ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+  if (zmq_socket_monitor(s->sock, ep, events) != 0) return ens__error(ENS_EIO, "zmq monitor: %s", zmq_strerror(errno));
+  s->monitor = zmq_socket(s->ctx, ZMQ_PAIR);
+  int zero = 0;
+  if (!s->monitor || zmq_setsockopt(s->monitor, ZMQ_LINGER, &zero, sizeof zero) || zmq_connect(s->monitor, ep) != 0)
+    return ens__error(ENS_EIO, "zmq monitor: %s", zmq_strerror(errno));
+  return 0;
+}
+
+/* Handles the monitor's events; the session may be down or failed after. */
+static void s_monitor_read(ens_session *s) {
+  while (s->monitor) {
+    zmq_msg_t head, addr;
+    zmq_msg_init(&head);
+    if (zmq_msg_recv(&head, s->monitor, ZMQ_DONTWAIT) < 0) {
+      zmq_msg_close(&head);
+      return;
+    }
+    uint16_t event = 0;
+    uint32_t value = 0;
+    if (zmq_msg_size(&head) >= 6) {
+      memcpy(&event, zmq_msg_data(&head), 2);
+      memcpy(&value, (char *)zmq_msg_data(&head) + 2, 4);
+    }
+    int more = zmq_msg_more(&head);
+    zmq_msg_close(&head);
+    if (more) {
+      zmq_msg_init(&addr);
+      zmq_msg_recv(&addr, s->monitor, 0);
+      zmq_msg_close(&addr);
+    }
+    switch (event) {
+    case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: s_fail(s, ENS_PERR_DENIED, "refused by the server (unknown key?)"); return;
+    case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
+      if (value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH) {
+        s_fail(s, ENS_PERR_DENIED, s->curve ? "the server does not use encryption, this client does"
+                                            : "the server wants encryption: its public key and a key pair are needed");
+        return;
+      }
+      s_drop(s, "the handshake with the server failed (a wrong server key?)");
+      return;
+    case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL: s_drop(s, "the handshake with the server failed"); return;
+    case ZMQ_EVENT_DISCONNECTED: s_drop(s, "the server closed the connection"); return;
+    default: break;
+    }
+  }
 }
 
 /* Drops the connection; the next attempt comes after the backoff. */
@@ -105,8 +185,20 @@ static int s_connect(ens_session *s) {
   zmq_setsockopt(s->sock, ZMQ_RCVHWM, &hwm, sizeof hwm);
   zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
   zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
+  if (s->curve && (zmq_setsockopt(s->sock, ZMQ_CURVE_SERVERKEY, s->server_key, ENS_KEY_LEN + 1) ||
+                   zmq_setsockopt(s->sock, ZMQ_CURVE_PUBLICKEY, s->public_key, ENS_KEY_LEN + 1) ||
+                   zmq_setsockopt(s->sock, ZMQ_CURVE_SECRETKEY, s->secret_key, ENS_KEY_LEN + 1))) {
+    int rc = ens__error(ENS_EIO, "cannot turn encryption on: %s", zmq_strerror(errno));
+    s_close(s);
+    return rc;
+  }
+  int rc = s_monitor_start(s);
+  if (rc) {
+    s_close(s);
+    return rc;
+  }
   if (zmq_connect(s->sock, s->endpoint) != 0) {
-    int rc = ens__error(ENS_EIO, "connect %s: %s", s->endpoint, zmq_strerror(errno));
+    rc = ens__error(ENS_EIO, "connect %s: %s", s->endpoint, zmq_strerror(errno));
     s_close(s);
     return rc;
   }
@@ -117,8 +209,20 @@ static int s_connect(ens_session *s) {
   m->seq = s->doc ? s->seq : 0;
   s->state = S_HELLO;
   s->last_recv = ens__now_ms();
+  s->received = s->reported = 0;
   s->snap.len = 0;
   return s_send(s, m);
+}
+
+static void s_ping(ens_session *s) {
+  ens__msg *m = s_msg(ENS_MSG_PING);
+  m->token = ++s->token;
+  m->received = s->received;
+  m->has_received = 1;
+  if (s_send(s, m) == 0) {
+    s->last_ping = ens__now_ms();
+    s->reported = s->received;
+  }
 }
 
 /* --- the document and its observer ------------------------------------------------- */
@@ -410,14 +514,7 @@ static int s_handle(ens_session *s, const void *data, size_t len) {
     memcpy(why, m.text, m.ntext);
     why[m.ntext] = '\0';
     if (m.code == ENS_PERR_VERSION || m.code == ENS_PERR_DENIED) {
-      s_close(s);
-      s->state = S_FAILED;
-      ens_session_event ev;
-      memset(&ev, 0, sizeof ev);
-      ev.kind = ENS_SESSION_FAILED;
-      ev.code = (int)m.code;
-      ev.message = why;
-      s_event(s, &ev);
+      s_fail(s, (int)m.code, why);
       return 0;
     }
     s_drop(s, why);
@@ -455,8 +552,9 @@ int ens_session_poll(ens_session *s, int timeout_ms) {
   if (s->sock) {
     int64_t hb = s->heartbeat_ms ? s->heartbeat_ms : 500;
     if (timeout_ms < 0 || timeout_ms > hb) timeout_ms = (int)hb;
-    zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
-    if (zmq_poll(&item, 1, timeout_ms) < 0 && errno != EINTR) return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
+    zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->monitor, 0, ZMQ_POLLIN, 0}};
+    if (zmq_poll(items, s->monitor ? 2 : 1, timeout_ms) < 0 && errno != EINTR)
+      return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
     for (int i = 0; i < 4096 && s->sock; i++) {
       zmq_msg_t msg;
       zmq_msg_init(&msg);
@@ -464,10 +562,13 @@ int ens_session_poll(ens_session *s, int timeout_ms) {
         zmq_msg_close(&msg);
         break;
       }
+      s->received += zmq_msg_size(&msg);
       int rc = s_handle(s, zmq_msg_data(&msg), zmq_msg_size(&msg));
       zmq_msg_close(&msg);
       if (rc) return rc;
+      if (s->sock && s->state != S_HELLO && s->received - s->reported >= REPORT_EVERY) s_ping(s);
     }
+    s_monitor_read(s); /* after the messages: an error the server sent before closing comes first */
   } else if (timeout_ms > 0) {
     zmq_poll(NULL, 0, timeout_ms);
   }
@@ -485,11 +586,9 @@ int ens_session_poll(ens_session *s, int timeout_ms) {
     }
     s_send_pending(s);
     s_send_presence(s);
-    if (s->sock && s->state != S_HELLO && now - s->last_send >= hb) {
-      ens__msg *m = s_msg(ENS_MSG_PING);
-      m->token = ++s->token;
-      s_send(s, m);
-    }
+    /* a ping every heartbeat, busy or not: it tells the server how much
+     * we have read, which bounds what it queues for us */
+    if (s->sock && s->state != S_HELLO && now - s->last_ping >= hb) s_ping(s);
   }
   return 0;
 }
@@ -554,9 +653,25 @@ void ens_session_reconnect(ens_session *s) {
 int ens_session_new(const ens_session_opts *opts, ens_session **out) {
   *out = NULL;
   if (!opts || !opts->endpoint) return ens__error(ENS_EINVAL, "a session needs an endpoint");
+  if (opts->server_key || opts->secret_key || opts->public_key) {
+    if (!opts->server_key || !opts->secret_key)
+      return ens__error(ENS_EINVAL, "encryption needs the server's public key and this client's secret key");
+    if (!ens_key_is_valid(opts->server_key) || !ens_key_is_valid(opts->secret_key) ||
+        (opts->public_key && !ens_key_is_valid(opts->public_key)))
+      return ens__error(ENS_EINVAL, "a key is not 40 characters of Z85");
+    if (!zmq_has("curve")) return ens__error(ENS_EIO, "this libzmq has no CURVE encryption");
+  }
   ens_session *s = calloc(1, sizeof *s);
   if (!s) return ens__error(ENS_ENOMEM, "out of memory creating a session");
   s->opts = *opts;
+  s->opts.server_key = s->opts.public_key = s->opts.secret_key = NULL; /* kept below, not borrowed */
+  if (opts->server_key) {
+    s->curve = 1;
+    memcpy(s->server_key, opts->server_key, ENS_KEY_LEN + 1);
+    memcpy(s->secret_key, opts->secret_key, ENS_KEY_LEN + 1);
+    if (opts->public_key) memcpy(s->public_key, opts->public_key, ENS_KEY_LEN + 1);
+    else zmq_curve_public(s->public_key, s->secret_key);
+  }
   s->endpoint = strdup(opts->endpoint);
   s->name = strdup(opts->name ? opts->name : "");
   int rc = 0;
@@ -601,5 +716,6 @@ void ens_session_free(ens_session *s) {
   free(s->sites);
   free(s->endpoint);
   free(s->name);
+  memset(s->secret_key, 0, sizeof s->secret_key);
   free(s);
 }

@@ -73,7 +73,8 @@ int ens__msg_encode(const ens__msg *m, ens_buf *out) {
   int type = (int)m->type;
   if (type < ENS_MSG_HELLO || type > ENS_MSG_ERROR) return ens__error(ENS_EINVAL, "unknown message type %d", type);
   int n = s_nfields(type);
-  ens__mp_array(out, (uint32_t)n + 1);
+  int extra = type == ENS_MSG_PING && m->has_received; /* ping's optional received */
+  ens__mp_array(out, (uint32_t)(n + 1 + extra));
   ens__mp_uint(out, (uint64_t)type);
   for (int i = 0; i < n; i++) {
     s_field f = s_layout[type][i];
@@ -104,6 +105,7 @@ int ens__msg_encode(const ens__msg *m, ens_buf *out) {
     default: ens__mp_uint(out, *s_num((ens__msg *)m, f)); break;
     }
   }
+  if (extra) ens__mp_uint(out, m->received);
   if (out->oom) return ens__error(ENS_ENOMEM, "out of memory encoding a %s message", ens__msg_name(type));
   return 0;
 }
@@ -209,8 +211,15 @@ int ens__msg_decode(const void *data, size_t len, ens__msg *m) {
     default: *s_num(m, f) = ens__mp_read_uint(&r); break;
     }
   }
+  /* additions within version 1, optional: ping's received */
+  uint32_t i = (uint32_t)nf + 1;
+  if (type == ENS_MSG_PING && i < n && !r.err) {
+    m->received = ens__mp_read_uint(&r);
+    m->has_received = !r.err;
+    i++;
+  }
   /* later minor additions: extra fields are skipped, not understood */
-  for (uint32_t i = (uint32_t)nf + 1; i < n && !r.err; i++) ens__mp_skip(&r, 8);
+  for (; i < n && !r.err; i++) ens__mp_skip(&r, 8);
   if (!r.err && r.p != r.end) ens__mp_fail(&r, "trailing bytes");
   if (r.err) return s_fail(base, &r, (int)type);
   return s_check(m);

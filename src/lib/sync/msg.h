@@ -56,13 +56,15 @@ enum {
  *   reject    ctn code text(=reason)
  *   presence  site text(=name) colour sel
  *   bye       site
- *   ping      token
+ *   ping      token received (optional: bytes this connection has received)
  *   pong      token seq(=head)
  *   error     code text(=message) */
 typedef struct {
   ens__msg_type type;
   uint64_t vmin, vmax, version, epoch, seq, site, ctn, mode, window, heartbeat_ms, max_message;
   uint64_t index, count, code, colour, token;
+  uint64_t received; /* ping: a field added after version 1's first layout, absent from older clients */
+  int has_received;
   unsigned char client[ENS_CLIENT_ID_LEN];
   const unsigned char *bytes; /* borrowed */
   size_t nbytes;

@@ -7,16 +7,24 @@
  * exactly where live traffic on that connection begins. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
 
 #include "../util/error.h"
 #include "ensemble/session.h"
+#include "keys.h"
 #include "net.h"
 #include "server_int.h"
 #include "store.h"
+
+/* In the draft part of zmq.h, but accepted by libzmq 4.3's stable builds. */
+#ifndef ZMQ_ZAP_ENFORCE_DOMAIN
+#define ZMQ_ZAP_ENFORCE_DOMAIN 93
+#endif
 
 /* Messages being built or read live in thread-local statics: each carries
  * an 8 KiB selection buffer, too much for a stack frame in a host's event
@@ -24,23 +32,32 @@
 #define MAX_PEERS 1024
 #define DRAIN_MAX 1024      /* messages per poll round, so one round stays short */
 #define SNDHWM 200000       /* messages queued per peer before it counts as stuck */
+/* Messages waiting to be read from one peer: a client has at most a window
+ * of transactions in flight plus pings and presence; more waits in TCP. */
+#define RCVHWM 256
 
 typedef struct {
   unsigned char id[ENS_CLIENT_ID_LEN];
   uint32_t site;
   uint64_t last_ctn; /* decided: accepted or rejected, durable or in the open group */
   int dirty;         /* last_ctn changed in the open group */
+  char owner[65];    /* the key name that first said hello with this id (since the server started) */
 } s_client;
 
 typedef struct {
   unsigned char rid[256];
   size_t rid_len;
+  char user[65];    /* the name of its key, "" without CURVE */
   s_client *client; /* NULL until hello */
   int64_t last_recv;
   unsigned char *presence; /* the latest presence, encoded with the site, for joiners */
   size_t presence_len;
   uint32_t group_txns; /* transactions in the open group */
   int dead;
+  /* What this connection holds in our queues: bytes sent to it, bytes it
+   * says it has read (its pings), and the size of its latest catch-up
+   * (snapshot or log entries), which may wait whole on top of the budget. */
+  uint64_t sent, read, allowance;
 } s_peer;
 
 /* Something to send once the open group is durable, in order. */
@@ -57,6 +74,8 @@ typedef struct {
 struct ens_server {
   ens_server_opts opts;
   void *ctx, *sock;
+  void *zap; /* the ZAP handler's socket, polled with sock (CURVE only) */
+  ens_authorized_keys *keys;
   char endpoint[256];
   ens__store *store;
   ens_doc *doc;
@@ -116,14 +135,47 @@ static s_peer *s_peer_find(ens_server *s, const void *rid, size_t len) {
   return NULL;
 }
 
+static void s_log(ens_server *s, const char *fmt, ...) ENS_PRINTF(2, 3);
+static void s_log(ens_server *s, const char *fmt, ...) {
+  if (!s->opts.on_log) return;
+  char line[1200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  s->opts.on_log(line, s->opts.user);
+}
+
+/* Who a peer is, for the log: "site 3 (alice)". */
+static const char *s_who(const s_peer *p, char *buf, size_t cap) {
+  if (p && p->client && p->user[0]) snprintf(buf, cap, "site %u (%s)", p->client->site, p->user);
+  else if (p && p->client) snprintf(buf, cap, "site %u", p->client->site);
+  else if (p && p->user[0]) snprintf(buf, cap, "%s", p->user);
+  else snprintf(buf, cap, "a connection");
+  return buf;
+}
+
+static void s_fault(ens_server *s, s_peer *p, const void *rid, size_t rid_len, const char *user, int code,
+                    const char *why);
+
 static int s_send(ens_server *s, s_peer *p, const void *bytes, size_t len) {
   if (p->dead) return ENS_EIO;
+  p->sent += len;
+  if (p->sent - p->read > s->opts.max_unread + p->allowance) {
+    char why[128];
+    snprintf(why, sizeof why, "too far behind: %llu bytes sent and not yet read",
+             (unsigned long long)(p->sent - p->read));
+    s_fault(s, p, p->rid, p->rid_len, NULL, ENS_PERR_LIMIT, why);
+    return ENS_EIO;
+  }
   if (!s->sock) {
     s->sent++;
     return 0;
   }
   if (ens__net_send(s->sock, p->rid, p->rid_len, bytes, len)) {
     p->dead = 1; /* full or gone: it will say hello again */
+    char who[128];
+    s_log(s, "%s dropped: its connection is gone or its queue full", s_who(p, who, sizeof who));
     return ENS_EIO;
   }
   return 0;
@@ -147,6 +199,17 @@ static void s_send_error_rid(ens_server *s, const void *rid, size_t len, int cod
     return;
   }
   ens__net_send_msg(s->sock, rid, len, &m, &s->scratch);
+}
+
+/* A fault in what a peer sent: it is told why, logged and forgotten. */
+static void s_fault(ens_server *s, s_peer *p, const void *rid, size_t rid_len, const char *user, int code,
+                    const char *why) {
+  s_send_error_rid(s, rid, rid_len, code, why);
+  char who[128];
+  if (p) s_who(p, who, sizeof who);
+  else snprintf(who, sizeof who, "%s", user && user[0] ? user : "a connection");
+  s_log(s, "%s dropped: %s", who, why);
+  if (p) p->dead = 1;
 }
 
 /* Tell the others that p's site left, if p had joined. */
@@ -176,6 +239,10 @@ static void s_sweep(ens_server *s, int64_t now) {
   int64_t timeout = 3 * (int64_t)s->opts.heartbeat_ms + 500;
   for (size_t i = s->npeers; i-- > 0;) {
     s_peer *p = s->peers[i];
+    if (!p->dead && now - p->last_recv > timeout) {
+      char who[128];
+      s_log(s, "%s dropped: silent for %lld ms", s_who(p, who, sizeof who), (long long)(now - p->last_recv));
+    }
     if (p->dead || now - p->last_recv > timeout) s_peer_remove(s, i, 1);
   }
 }
@@ -285,13 +352,11 @@ static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
   s_client *c = p->client;
   if (m->ctn <= c->last_ctn) return 0; /* a resend of something decided */
   if (m->ctn != c->last_ctn + 1) {
-    s_send_error_rid(s, p->rid, p->rid_len, ENS_PERR_MALFORMED, "ctn out of order");
-    p->dead = 1;
+    s_fault(s, p, p->rid, p->rid_len, NULL, ENS_PERR_MALFORMED, "ctn out of order");
     return 0;
   }
   if (++p->group_txns > s->opts.window) {
-    s_send_error_rid(s, p->rid, p->rid_len, ENS_PERR_LIMIT, "window overrun");
-    p->dead = 1;
+    s_fault(s, p, p->rid, p->rid_len, NULL, ENS_PERR_LIMIT, "window overrun");
     return 0;
   }
   if (m->nbytes > ENS_MAX_TXN_BYTES) return s_reject(s, c, m->ctn, ENS_ELIMIT, "transaction too large");
@@ -355,7 +420,8 @@ static int s_send_snapshot(ens_server *s, s_peer *p) {
   return 0;
 }
 
-static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const ens__msg *m, int64_t now) {
+static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char *user, const ens__msg *m,
+                      int64_t now) {
   if (m->vmin > ENS_PROTO_VERSION || m->vmax < ENS_PROTO_VERSION) {
     char why[64];
     snprintf(why, sizeof why, "server speaks %d..%d", ENS_PROTO_VERSION, ENS_PROTO_VERSION);
@@ -376,11 +442,29 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const ens_
         (rc = ens__store_commit(s->store)))
       return ens__error_prefix(rc, "the log could not be written; the server stops: ");
   }
-  /* a client has one connection: a new hello replaces the old one */
+  /* with keys, a client id belongs to the key that used it first: another
+   * key cannot take over its session (or its site and numbering) */
+  if (user && user[0]) {
+    if (c->owner[0] && strcmp(c->owner, user) != 0) {
+      char why[160];
+      snprintf(why, sizeof why, "site %u belongs to another key", c->site);
+      s_send_error_rid(s, rid, rid_len, ENS_PERR_DENIED, why);
+      s_log(s, "%s refused: %s (%s)", user, why, c->owner);
+      return 0;
+    }
+    snprintf(c->owner, sizeof c->owner, "%s", user);
+  }
+  /* a client has one connection: a new hello replaces the old one; what
+   * the same connection has not read yet stays counted */
+  uint64_t sent = 0, read = 0;
   for (size_t i = s->npeers; i-- > 0;) {
     s_peer *q = s->peers[i];
-    if (q->client == c || (q->rid_len == rid_len && memcmp(q->rid, rid, rid_len) == 0))
-      s_peer_remove(s, i, q->client != c);
+    int same = q->rid_len == rid_len && memcmp(q->rid, rid, rid_len) == 0;
+    if (same) {
+      sent = q->sent;
+      read = q->read;
+    }
+    if (q->client == c || same) s_peer_remove(s, i, q->client != c);
   }
   if (s->npeers == MAX_PEERS) {
     s_send_error_rid(s, rid, rid_len, ENS_PERR_LIMIT, "too many clients");
@@ -392,7 +476,12 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const ens_
   p->rid_len = rid_len;
   p->client = c;
   p->last_recv = now;
+  p->sent = sent;
+  p->read = read;
+  if (user) snprintf(p->user, sizeof p->user, "%s", user);
   s->peers[s->npeers++] = p;
+  char who[128];
+  s_log(s, "%s joined", s_who(p, who, sizeof who));
 
   int from_log = m->epoch == ens__store_epoch(s->store) && m->seq + 1 >= ens__store_first(s->store) &&
                  m->seq <= s->head;
@@ -408,6 +497,9 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const ens_
   w.window = s->opts.window;
   w.heartbeat_ms = s->opts.heartbeat_ms;
   w.max_message = ENS_MAX_MESSAGE;
+  /* the catch-up may wait in the queue whole, on top of the budget */
+  p->allowance = UINT64_MAX / 2;
+  uint64_t before = p->sent;
   if (s_send_msg(s, p, &w)) return 0;
   if (from_log) {
     s_catchup cu = {s, p};
@@ -415,6 +507,7 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const ens_
   } else if ((rc = s_send_snapshot(s, p))) {
     return rc;
   }
+  p->allowance = p->sent - before;
   for (size_t i = 0; i < s->npeers; i++)
     if (s->peers[i] != p && s->peers[i]->presence) s_send(s, p, s->peers[i]->presence, s->peers[i]->presence_len);
   return 0;
@@ -422,6 +515,10 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const ens_
 
 static void s_on_presence(ens_server *s, s_peer *p, ens__msg *m) {
   m->site = p->client->site;
+  if (p->user[0]) { /* an authenticated client is shown by its key's name */
+    m->text = p->user;
+    m->ntext = strlen(p->user);
+  }
   ens_buf b = ENS_BUF_INIT;
   if (ens__msg_encode(m, &b)) {
     ens__buf_free(&b);
@@ -436,16 +533,15 @@ static void s_on_presence(ens_server *s, s_peer *p, ens__msg *m) {
 
 /* --- one message ----------------------------------------------------------------------- */
 
-static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, const unsigned char *data, size_t len,
-                    int64_t now) {
+static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, const char *user,
+                    const unsigned char *data, size_t len, int64_t now) {
   static _Thread_local ens__msg m;
   if (ens__msg_decode(data, len, &m)) {
     s_peer *p = s_peer_find(s, rid, rid_len);
-    s_send_error_rid(s, rid, rid_len, ENS_PERR_MALFORMED, ens_error_last());
-    if (p) p->dead = 1;
+    s_fault(s, p && !p->dead ? p : NULL, rid, rid_len, user, ENS_PERR_MALFORMED, ens_error_last());
     return 0;
   }
-  if (m.type == ENS_MSG_HELLO) return s_on_hello(s, rid, rid_len, &m, now);
+  if (m.type == ENS_MSG_HELLO) return s_on_hello(s, rid, rid_len, user, &m, now);
   s_peer *p = s_peer_find(s, rid, rid_len);
   if (!p || p->dead) {
     if (m.type != ENS_MSG_BYE) s_send_error_rid(s, rid, rid_len, ENS_PERR_NO_SESSION, "hello first");
@@ -455,11 +551,18 @@ static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, con
   switch (m.type) {
   case ENS_MSG_TXN: return s_on_txn(s, p, &m);
   case ENS_MSG_PRESENCE: s_on_presence(s, p, &m); return 0;
-  case ENS_MSG_BYE:
+  case ENS_MSG_BYE: {
+    char who[128];
+    s_log(s, "%s left", s_who(p, who, sizeof who));
     for (size_t i = 0; i < s->npeers; i++)
-      if (s->peers[i] == p) s_peer_remove(s, i, 1);
+      if (s->peers[i] == p) {
+        s_peer_remove(s, i, 1);
+        break;
+      }
     return 0;
+  }
   case ENS_MSG_PING: {
+    if (m.has_received && m.received > p->read) p->read = m.received < p->sent ? m.received : p->sent;
     static _Thread_local ens__msg r;
     memset(&r, 0, offsetof(ens__msg, sel_buf));
     r.type = ENS_MSG_PONG;
@@ -468,10 +571,7 @@ static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, con
     s_send_msg(s, p, &r);
     return 0;
   }
-  default:
-    s_send_error_rid(s, rid, rid_len, ENS_PERR_MALFORMED, "a server does not take that message");
-    p->dead = 1;
-    return 0;
+  default: s_fault(s, p, rid, rid_len, user, ENS_PERR_MALFORMED, "a server does not take that message"); return 0;
   }
 }
 
@@ -496,12 +596,13 @@ static int s_recv_one(ens_server *s, int64_t now) {
   }
   size_t rid_len = zmq_msg_size(&rid);
   if (rid_len > 255) rid_len = 255;
+  /* the ZAP handler's name for the key this connection proved it holds */
+  const char *user = s->zap && frames >= 1 ? zmq_msg_gets(&body, "User-Id") : NULL;
   if (frames == 1) {
-    rc = s_handle(s, zmq_msg_data(&rid), rid_len, zmq_msg_data(&body), zmq_msg_size(&body), now);
+    rc = s_handle(s, zmq_msg_data(&rid), rid_len, user, zmq_msg_data(&body), zmq_msg_size(&body), now);
   } else {
     s_peer *p = s_peer_find(s, zmq_msg_data(&rid), rid_len);
-    s_send_error_rid(s, zmq_msg_data(&rid), rid_len, ENS_PERR_MALFORMED, "one frame per message");
-    if (p) p->dead = 1;
+    s_fault(s, p && !p->dead ? p : NULL, zmq_msg_data(&rid), rid_len, user, ENS_PERR_MALFORMED, "one frame per message");
   }
   zmq_msg_close(&rid);
   zmq_msg_close(&body);
@@ -524,9 +625,75 @@ int ens_server_checkpoint(ens_server *s) {
   return 0;
 }
 
+/* --- ZAP: who may connect --------------------------------------------------------------- */
+
+/* The ZAP handler (RFC 27) runs in the server's own poll loop rather than on
+ * a thread: the server is single-threaded, so the key list needs no lock,
+ * and a handshake waits at most one poll round. It lets in the CURVE
+ * mechanism with a listed client key, and names the connection by the
+ * key's name (the User-Id of every message that comes on it). */
+static void s_zap_one(ens_server *s) {
+  enum { FRAMES = 7 };
+  zmq_msg_t f[FRAMES];
+  int n = 0, more = 1;
+  while (more) {
+    zmq_msg_t t;
+    zmq_msg_init(&t);
+    if (zmq_msg_recv(&t, s->zap, n ? 0 : ZMQ_DONTWAIT) < 0) {
+      zmq_msg_close(&t);
+      if (n == 0) return;
+      break;
+    }
+    more = zmq_msg_more(&t);
+    if (n < FRAMES) f[n++] = t;
+    else zmq_msg_close(&t);
+  }
+  /* version, request id, domain, address, routing id, mechanism, key */
+  const char *status = "400", *text = "unknown key", *name = "";
+  char key[ENS_KEY_LEN + 1] = "", addr[64] = "?";
+  if (n >= 4 && zmq_msg_size(&f[3]) < sizeof addr) {
+    memcpy(addr, zmq_msg_data(&f[3]), zmq_msg_size(&f[3]));
+    addr[zmq_msg_size(&f[3])] = '\0';
+  }
+  if (n < 6 || zmq_msg_size(&f[0]) != 3 || memcmp(zmq_msg_data(&f[0]), "1.0", 3) != 0) {
+    status = "400";
+    text = "bad request";
+  } else if (zmq_msg_size(&f[5]) != 5 || memcmp(zmq_msg_data(&f[5]), "CURVE", 5) != 0 || n < 7 ||
+             zmq_msg_size(&f[6]) != 32) {
+    text = "CURVE only";
+  } else {
+    zmq_z85_encode(key, zmq_msg_data(&f[6]), 32);
+    const char *found = ens_authorized_keys_find(s->keys, key);
+    if (found) {
+      status = "200";
+      text = "OK";
+      name = found;
+    }
+  }
+  if (strcmp(status, "200") != 0) s_log(s, "refused a connection from %s: %s%s%s", addr, text, key[0] ? " " : "", key);
+  /* the reply: version, request id, status, text, user id, metadata */
+  zmq_send(s->zap, "1.0", 3, ZMQ_SNDMORE);
+  if (n >= 2) zmq_send(s->zap, zmq_msg_data(&f[1]), zmq_msg_size(&f[1]), ZMQ_SNDMORE);
+  else zmq_send(s->zap, "", 0, ZMQ_SNDMORE);
+  zmq_send(s->zap, status, 3, ZMQ_SNDMORE);
+  zmq_send(s->zap, text, strlen(text), ZMQ_SNDMORE);
+  zmq_send(s->zap, name, strlen(name), ZMQ_SNDMORE);
+  zmq_send(s->zap, "", 0, 0);
+  for (int i = 0; i < n; i++) zmq_msg_close(&f[i]);
+}
+
 int ens_server_poll(ens_server *s, int timeout_ms) {
-  zmq_pollitem_t item = {s->sock, 0, ZMQ_POLLIN, 0};
-  if (zmq_poll(&item, 1, timeout_ms) < 0 && errno != EINTR) return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
+  zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->zap, 0, ZMQ_POLLIN, 0}};
+  if (zmq_poll(items, s->zap ? 2 : 1, timeout_ms) < 0 && errno != EINTR)
+    return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
+  if (s->zap)
+    for (int i = 0; i < 256 && (items[1].revents & ZMQ_POLLIN); i++) {
+      s_zap_one(s);
+      size_t ev_len = sizeof(int);
+      int ev = 0;
+      zmq_getsockopt(s->zap, ZMQ_EVENTS, &ev, &ev_len);
+      if (!(ev & ZMQ_POLLIN)) break;
+    }
   int64_t now = ens__now_ms();
   int rc = 0;
   for (int i = 0; i < DRAIN_MAX; i++) {
@@ -587,6 +754,17 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   *out = NULL;
   if (!opts || (!opts->endpoint && !detached) || !opts->store_path)
     return ens__error(ENS_EINVAL, "a server needs an endpoint and a store");
+  if (!detached) {
+    int curve = opts->secret_key || opts->authorized_keys;
+    if (curve && (!opts->secret_key || !ens_authorized_keys_count(opts->authorized_keys)))
+      return ens__error(ENS_EINVAL, "encryption needs the server's secret key and at least one authorised client key");
+    if (curve && !ens_key_is_valid(opts->secret_key))
+      return ens__error(ENS_EINVAL, "the server's secret key is not 40 characters of Z85");
+    if (curve && !zmq_has("curve")) return ens__error(ENS_EIO, "this libzmq has no CURVE encryption");
+    if (!curve && !opts->insecure && !ens_endpoint_is_local(opts->endpoint))
+      return ens__error(ENS_EINVAL,
+                        "without keys a server binds only to endpoints local to this machine, not %s", opts->endpoint);
+  }
   ens_server *s = calloc(1, sizeof *s);
   if (!s) return ens__error(ENS_ENOMEM, "out of memory creating a server");
   s->opts = *opts;
@@ -594,6 +772,7 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   if (!s->opts.log_keep) s->opts.log_keep = 10000;
   if (!s->opts.heartbeat_ms) s->opts.heartbeat_ms = 500;
   if (!s->opts.window) s->opts.window = 64;
+  if (!s->opts.max_unread) s->opts.max_unread = 64u << 20;
   s->next_site = 1;
   int rc;
   if ((rc = ens__store_open(opts->store_path, &s->store))) goto fail;
@@ -610,12 +789,34 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
     rc = ens__error(ENS_EIO, "zmq: %s", zmq_strerror(errno));
     goto fail;
   }
-  int one = 1, zero = 0, hwm = SNDHWM;
+  int one = 1, zero = 0, hwm = SNDHWM, rcvhwm = RCVHWM;
   int64_t maxmsg = ENS_MAX_MESSAGE;
   zmq_setsockopt(s->sock, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
   zmq_setsockopt(s->sock, ZMQ_LINGER, &zero, sizeof zero);
   zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
+  zmq_setsockopt(s->sock, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm);
   zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
+  if (opts->secret_key) {
+    /* the ZAP socket is bound before the ROUTER so that no handshake can
+     * find it missing; ZAP_ENFORCE_DOMAIN makes a missing handler refuse
+     * rather than let every key in (REFERENCE.md) */
+    s->keys = ens__authorized_keys_copy(opts->authorized_keys);
+    s->zap = s->keys ? zmq_socket(s->ctx, ZMQ_REP) : NULL;
+    if (!s->zap || zmq_setsockopt(s->zap, ZMQ_LINGER, &zero, sizeof zero) ||
+        zmq_bind(s->zap, "inproc://zeromq.zap.01") != 0) {
+      rc = ens__error(ENS_EIO, "cannot start the key check: %s", zmq_strerror(errno));
+      goto fail;
+    }
+    if (zmq_setsockopt(s->sock, ZMQ_CURVE_SERVER, &one, sizeof one) ||
+        zmq_setsockopt(s->sock, ZMQ_CURVE_SECRETKEY, opts->secret_key, ENS_KEY_LEN + 1) ||
+        zmq_setsockopt(s->sock, ZMQ_ZAP_DOMAIN, "ensemble", 8)) {
+      rc = ens__error(ENS_EIO, "cannot turn encryption on: %s", zmq_strerror(errno));
+      goto fail;
+    }
+    zmq_setsockopt(s->sock, ZMQ_ZAP_ENFORCE_DOMAIN, &one, sizeof one); /* our handler is there anyway */
+  }
+  s->opts.secret_key = NULL; /* not kept: libzmq holds it */
+  s->opts.authorized_keys = NULL;
   if (zmq_bind(s->sock, opts->endpoint) != 0) {
     rc = ens__error(ENS_EIO, "bind %s: %s", opts->endpoint, zmq_strerror(errno));
     goto fail;
@@ -635,7 +836,7 @@ int ens__server_new_detached(const ens_server_opts *opts, ens_server **out) { re
 
 int ens__server_handle(ens_server *s, const void *rid, size_t rid_len, const void *data, size_t len, int64_t now_ms) {
   if (rid_len == 0 || rid_len > 255) return ens__error(ENS_EINVAL, "a routing id is 1..255 bytes");
-  return s_handle(s, rid, rid_len, data, len, now_ms);
+  return s_handle(s, rid, rid_len, NULL, data, len, now_ms);
 }
 
 int ens__server_flush(ens_server *s, int64_t now_ms) {
@@ -701,7 +902,9 @@ void ens_server_free(ens_server *s) {
   s_out_clear(s);
   free(s->out);
   if (s->sock) zmq_close(s->sock);
+  if (s->zap) zmq_close(s->zap);
   if (s->ctx) zmq_ctx_term(s->ctx);
+  ens_authorized_keys_free(s->keys);
   ens__store_close(s->store);
   ens_doc_free(s->doc);
   for (size_t i = 0; i < s->nclients; i++) free(s->clients[i]);

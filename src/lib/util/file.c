@@ -72,6 +72,10 @@ done:
 }
 
 int ens__file_write_atomic(const char *path, const void *data, size_t len) {
+  return ens__file_write_atomic_ex(path, data, len, -1, 1);
+}
+
+int ens__file_write_atomic_ex(const char *path, const void *data, size_t len, int mode, int replace) {
   size_t plen = strlen(path);
   char *tmp = malloc(plen + 16);
   if (!tmp) return ens__error(ENS_ENOMEM, "out of memory writing %s", path);
@@ -97,12 +101,21 @@ int ens__file_write_atomic(const char *path, const void *data, size_t len) {
   }
   if (!rc && fsync(fd) != 0) rc = ens__error(ENS_EIO, "cannot sync %s: %s", tmp, strerror(errno));
   if (close(fd) != 0 && !rc) rc = ens__error(ENS_EIO, "cannot close %s: %s", tmp, strerror(errno));
-  if (!rc) { /* mkstemp makes 0600; the result is an ordinary file */
+  if (!rc && mode < 0) { /* mkstemp makes 0600; the result is an ordinary file */
     mode_t um = umask(0);
     umask(um);
     chmod(tmp, 0666 & ~um);
+  } else if (!rc && chmod(tmp, (mode_t)mode) != 0) {
+    rc = ens__error(ENS_EIO, "cannot set the mode of %s: %s", tmp, strerror(errno));
   }
-  if (!rc && rename(tmp, path) != 0) rc = ens__error(ENS_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+  if (!rc && replace && rename(tmp, path) != 0)
+    rc = ens__error(ENS_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+  if (!rc && !replace) { /* link() refuses an existing name: no window to lose one */
+    if (link(tmp, path) != 0)
+      rc = errno == EEXIST ? ens__error(ENS_EEXISTS, "%s exists", path)
+                           : ens__error(ENS_EIO, "cannot create %s: %s", path, strerror(errno));
+    unlink(tmp);
+  }
   if (rc) {
     unlink(tmp);
   } else { /* the rename is durable once the directory is synced */

@@ -13,5 +13,8 @@ int ens__file_read_all(const char *path, size_t max, char **data, size_t *len);
  * path and syncs the directory: readers see the old file or the new one,
  * never a part. */
 int ens__file_write_atomic(const char *path, const void *data, size_t len);
+/* The same with the file's mode (-1: 0666 less the umask) and, when
+ * replace is 0, ENS_EEXISTS rather than replacing an existing path. */
+int ens__file_write_atomic_ex(const char *path, const void *data, size_t len, int mode, int replace);
 
 #endif
