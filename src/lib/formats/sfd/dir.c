@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../../util/error.h"
+#include "../../util/file.h"
 #include "sfd_int.h"
 
 /* --- files -------------------------------------------------------------------------- */
@@ -79,57 +80,6 @@ static char *s_join(const char *dir, const char *name) {
   p[a] = '/';
   memcpy(p + a + 1, name, b + 1);
   return p;
-}
-
-int ens__sfd_write_file_atomic(const char *path, const void *data, size_t len) {
-  size_t plen = strlen(path);
-  char *tmp = malloc(plen + 16);
-  if (!tmp) return ens__error(ENS_ENOMEM, "out of memory writing %s", path);
-  snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  int rc = 0;
-  if (fd < 0) {
-    rc = ens__error(ENS_EIO, "cannot create a temporary file beside %s: %s", path, strerror(errno));
-    free(tmp);
-    return rc;
-  }
-  const char *p = data;
-  size_t left = len;
-  while (left) {
-    ssize_t k = write(fd, p, left);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      rc = ens__error(ENS_EIO, "cannot write %s: %s", tmp, strerror(errno));
-      break;
-    }
-    p += k;
-    left -= (size_t)k;
-  }
-  if (!rc && fsync(fd) != 0) rc = ens__error(ENS_EIO, "cannot sync %s: %s", tmp, strerror(errno));
-  if (close(fd) != 0 && !rc) rc = ens__error(ENS_EIO, "cannot close %s: %s", tmp, strerror(errno));
-  /* mkstemp makes 0600; a font is an ordinary file */
-  if (!rc) {
-    mode_t um = umask(0);
-    umask(um);
-    chmod(tmp, 0666 & ~um);
-  }
-  if (!rc && rename(tmp, path) != 0) rc = ens__error(ENS_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-  if (rc) unlink(tmp);
-  else { /* the rename itself is durable once the directory is synced */
-    char *slash = strrchr(tmp, '/');
-    const char *dname = ".";
-    if (slash) {
-      *slash = '\0';
-      dname = slash == tmp ? "/" : tmp;
-    }
-    int dfd = open(dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      fsync(dfd);
-      close(dfd);
-    }
-  }
-  free(tmp);
-  return rc;
 }
 
 /* --- SFDir reading -------------------------------------------------------------------- */
@@ -308,7 +258,7 @@ static int s_same_file(const char *path, const unsigned char *data, size_t len) 
 static int s_put_file(const char *dir, const char *name, const unsigned char *data, size_t len) {
   char *fp = s_join(dir, name);
   if (!fp) return ens__error(ENS_ENOMEM, "out of memory writing %s", dir);
-  int rc = s_same_file(fp, data, len) ? 0 : ens__sfd_write_file_atomic(fp, data, len);
+  int rc = s_same_file(fp, data, len) ? 0 : ens__file_write_atomic(fp, data, len);
   free(fp);
   return rc;
 }
@@ -390,7 +340,7 @@ int ens_sfd_write_path(const ens_doc *doc, const char *path) {
   size_t len;
   int rc = ens_sfd_write(doc, &data, &len);
   if (rc) return rc;
-  rc = ens__sfd_write_file_atomic(path, data, len);
+  rc = ens__file_write_atomic(path, data, len);
   ens_free(data);
   return rc;
 }

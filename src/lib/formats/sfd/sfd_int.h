@@ -235,7 +235,5 @@ int ens__sfd_read_props_text(ens__sfd_reader *r, const char *data, size_t len, s
 int ens__sfd_read_glyph_text(ens__sfd_reader *r, const char *data, size_t len, const char *fname);
 int ens__sfd_reader_finish(ens__sfd_reader *r);
 
-/* Atomic file write (temporary file beside path, fsync, rename). */
-int ens__sfd_write_file_atomic(const char *path, const void *data, size_t len);
 
 #endif
