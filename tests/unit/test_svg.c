@@ -439,6 +439,25 @@ static void test_unstable_encoding_refused(void **state) {
   ens_doc_free(doc);
 }
 
+/* The declaration's pseudo-attribute names end at any blank, a CR too:
+ * reader and writer must read them alike or an edit rewrites the line. */
+static void test_declaration_with_blanks_around_equals(void **state) {
+  (void)state;
+  const char *text = "<?xml version=\"1.0\" encoding\r=\"UTF-8\"?>\n<svg/>\n";
+  ens_doc *doc = s_read(text);
+  s_assert_str(s_get(doc, ENS_SVG_XMLDECL, NULL), "encoding", "UTF-8");
+  ens_txn *t = ens_txn_new("edit", NULL), *inv = NULL;
+  assert_int_equal(ens_txn_set(t, ens_obj_id(s_get(doc, "svg", NULL)), "x", ens_str("1")), 0);
+  assert_int_equal(ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, &inv), 0);
+  assert_int_equal(ens_doc_apply(doc, inv, ENS_ORIGIN_UNDO, NULL), 0);
+  char *out = s_write(doc);
+  assert_string_equal(out, text);
+  ens_free(out);
+  ens_txn_free(t);
+  ens_txn_free(inv);
+  ens_doc_free(doc);
+}
+
 static void test_deep_nesting_refused(void **state) {
   (void)state;
   size_t depth = 300;
@@ -488,6 +507,7 @@ int main(void) {
       cmocka_unit_test(test_entity_expansion_bounded),
       cmocka_unit_test(test_deep_nesting_refused),
       cmocka_unit_test(test_unstable_encoding_refused),
+      cmocka_unit_test(test_declaration_with_blanks_around_equals),
       cmocka_unit_test(test_write_path_atomic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -222,9 +222,10 @@ static int s_xmldecl(s_reader *r, s_node *n) {
   while (!rc && b < e) {
     while (b < e && (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r')) b++;
     const char *nm = b;
-    while (b < e && *b != '=' && *b != ' ') b++;
+    /* a name ends at '=' or any XML blank (a CR too), as the writer reads it */
+    while (b < e && *b != '=' && *b != ' ' && *b != '\t' && *b != '\n' && *b != '\r') b++;
     size_t nn = (size_t)(b - nm);
-    while (b < e && (*b == '=' || *b == ' ')) b++;
+    while (b < e && (*b == '=' || *b == ' ' || *b == '\t' || *b == '\n' || *b == '\r')) b++;
     if (b >= e || (*b != '"' && *b != '\'')) break;
     const char *q = memchr(b + 1, *b, (size_t)(e - b - 1));
     if (!q || !nn) break;
