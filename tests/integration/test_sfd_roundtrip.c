@@ -21,21 +21,6 @@
 
 static const char *const s_sets[] = {"dejavu", "dejavu-history", "libertinus", "liberation", "freefont", "fontforge-tests"};
 
-static char *s_slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *d = malloc((size_t)n + 1);
-  size_t got = d ? fread(d, 1, (size_t)n, f) : 0;
-  fclose(f);
-  if (!d) return NULL;
-  d[got] = '\0';
-  *len = got;
-  return d;
-}
-
 static int s_is_dir(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -98,7 +83,7 @@ static int s_same_dirs(const char *a, const char *b) {
     snprintf(pb, sizeof pb, "%s/%s", b, lb[i]);
     if (!same || s_is_dir(pa)) continue;
     size_t x, y;
-    char *da = s_slurp(pa, &x), *db = s_slurp(pb, &y);
+    char *da = tu_read_file(pa, &x), *db = tu_read_file(pb, &y);
     same = da && db && x == y && memcmp(da, db, x) == 0;
     if (!same) fprintf(stderr, "  %s differs\n", pb);
     free(da);
@@ -122,7 +107,7 @@ static ens_doc *s_through_snapshot(const ens_doc *doc) {
 /* A file: read, write, same bytes; and the same through a snapshot. */
 static int s_file_roundtrip(const char *path, int *snap_ok) {
   size_t len;
-  char *orig = s_slurp(path, &len);
+  char *orig = tu_read_file(path, &len);
   ens_doc *doc = NULL, *copy = NULL;
   int ok = 0;
   *snap_ok = 0;
@@ -266,7 +251,7 @@ static void test_sfdir_split_from_corpus(void **state) {
     char path[4096], src[] = "/tmp/ens-split-XXXXXX";
     snprintf(path, sizeof path, "%s/sfd/%s", corpus, fonts[i]);
     size_t len;
-    char *text = s_slurp(path, &len);
+    char *text = tu_read_file(path, &len);
     if (!text || !mkdtemp(src)) {
       free(text);
       continue;

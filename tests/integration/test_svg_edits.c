@@ -67,21 +67,6 @@ static void s_walk(const char *dir, s_list *out) {
 
 static int s_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static char *s_slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *d = malloc((size_t)n + 1);
-  size_t got = d ? fread(d, 1, (size_t)n, f) : 0;
-  fclose(f);
-  if (!d) return NULL;
-  d[got] = '\0';
-  *len = got;
-  return d;
-}
-
 static char *s_write(const ens_doc *doc, size_t *n) {
   unsigned char *out = NULL;
   if (ens_svg_write(doc, &out, n)) fail_msg("write: %s", ens_error_last());
@@ -286,7 +271,7 @@ static int s_built(int rc, const char *path, const char *what, s_stats *st) {
 
 static void s_file_edits(const char *path, s_stats *st) {
   s_file f = {path, NULL, 0, {0}, 0};
-  char *text = s_slurp(path, &f.n);
+  char *text = tu_read_file(path, &f.n);
   f.text = text;
   ens_doc *doc = NULL;
   if (!text || ens_svg_read(text, f.n, &doc)) {

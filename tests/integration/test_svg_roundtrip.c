@@ -81,21 +81,6 @@ static void s_walk(const char *dir, s_list *out) {
   closedir(d);
 }
 
-static char *s_slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *d = malloc((size_t)n + 1);
-  size_t got = d ? fread(d, 1, (size_t)n, f) : 0;
-  fclose(f);
-  if (!d) return NULL;
-  d[got] = '\0';
-  *len = got;
-  return d;
-}
-
 /* Canonical XML of data by libxml2 (no network, entities as references),
  * or NULL when libxml2 cannot read it. */
 static xmlChar *s_c14n(const char *data, size_t len, int *n) {
@@ -140,7 +125,7 @@ static void s_explain(const char *a, size_t an, const unsigned char *b, size_t b
 
 static int s_roundtrip(const char *path, int *snap_ok, s_why *why) {
   size_t len;
-  char *orig = s_slurp(path, &len);
+  char *orig = tu_read_file(path, &len);
   ens_doc *doc = NULL, *copy = NULL;
   int res = R_NEITHER;
   *snap_ok = 0;

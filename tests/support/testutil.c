@@ -167,3 +167,18 @@ const char *tu_corpus_dir(void) {
   snprintf(path, sizeof path, "%s/../shared/corpus", src ? src : ".");
   return access(path, R_OK) == 0 ? path : NULL;
 }
+
+char *tu_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *d = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  size_t got = d ? fread(d, 1, (size_t)n, f) : 0;
+  fclose(f);
+  if (!d) return NULL;
+  d[got] = '\0';
+  *len = got;
+  return d;
+}

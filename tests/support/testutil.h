@@ -45,4 +45,7 @@ ens_txn *tu_random_txn(tu_rng *r, ens_doc *doc, int max_ops);
 /* Path of the shared corpus or NULL when absent. */
 const char *tu_corpus_dir(void);
 
+/* The whole file at path, malloc'd with a NUL after it (free()), or NULL. */
+char *tu_read_file(const char *path, size_t *len);
+
 #endif
