@@ -107,6 +107,10 @@ int cli_cat_svg(const char *cmd, const char *path, const char *out);
  * command, -1 with the reason in err. */
 int cli_edit_svg_line(ens_doc *doc, const char *line, size_t len, ens_txn **txn, char *err, size_t esz);
 
+/* The whole of (s, n) as a finite real in the C locale's notation: 0, or
+ * -1 when it is empty, longer than 63 bytes, not a number or not finite. */
+int cli_parse_real(const char *s, size_t n, double *out);
+
 /* "site:counter", the way ens_txn_to_json writes ids. buf >= 32 bytes. */
 const char *cli_id_str(ens_id id, char *buf, size_t size);
 

@@ -152,20 +152,6 @@ static int s_build(ens_doc *doc, const s_cmd *c, ens_txn **t) {
 
 /* --- numbers -------------------------------------------------------------------------------- */
 
-/* The whole of s as a finite real. */
-static int s_real(const char *s, size_t n, double *out) {
-  char b[64];
-  if (n == 0 || n >= sizeof b) return -1;
-  memcpy(b, s, n);
-  b[n] = '\0';
-  char *end;
-  errno = 0;
-  double v = strtod(b, &end);
-  if (*end || errno || !isfinite(v)) return -1;
-  *out = v;
-  return 0;
-}
-
 /* The whole of s as an integer within [lo, hi]. */
 static int s_int(const char *s, size_t n, int64_t lo, int64_t hi, int64_t *out) {
   char b[32];
@@ -299,12 +285,12 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
     break;
   case S_LSB:
     if (s_arity(c->op, na, 2, 2, err, esz)) return -1;
-    if (s_real(a[1].s, a[1].n, &c->x)) return S_BAD("'%.*s' is not a number", (int)a[1].n, a[1].s);
+    if (cli_parse_real(a[1].s, a[1].n, &c->x)) return S_BAD("'%.*s' is not a number", (int)a[1].n, a[1].s);
     break;
   case S_MOVE:
     if (s_arity(c->op, na, 4, 4, err, esz)) return -1;
     if (s_point_list(a[1].s, a[1].n, c, err, esz)) return -1;
-    if (s_real(a[2].s, a[2].n, &c->x) || s_real(a[3].s, a[3].n, &c->y)) return S_BAD("DX and DY must be numbers");
+    if (cli_parse_real(a[2].s, a[2].n, &c->x) || cli_parse_real(a[3].s, a[3].n, &c->y)) return S_BAD("DX and DY must be numbers");
     break;
   case S_ADD_CONTOUR: {
     size_t first = 1;
@@ -322,7 +308,7 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
       while (q <= qe && nv < 7) {
         const char *comma = memchr(q, ',', (size_t)(qe - q));
         const char *ve = comma ? comma : qe;
-        if (nv == 6 || s_real(q, (size_t)(ve - q), &v[nv])) {
+        if (nv == 6 || cli_parse_real(q, (size_t)(ve - q), &v[nv])) {
           nv = 7;
           break;
         }
@@ -345,7 +331,7 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
     if (s_arity(c->op, na, c->op == S_ADD_POINT ? 5 : 3, c->op == S_ADD_POINT ? 5 : 3, err, esz)) return -1;
     if (s_int(a[1].s, a[1].n, 0, INT32_MAX, &c->i) || s_int(a[2].s, a[2].n, 0, INT32_MAX, &c->j))
       return S_BAD("contour and point must be indices (0, 1, ...)");
-    if (c->op == S_ADD_POINT && (s_real(a[3].s, a[3].n, &c->x) || s_real(a[4].s, a[4].n, &c->y)))
+    if (c->op == S_ADD_POINT && (cli_parse_real(a[3].s, a[3].n, &c->x) || cli_parse_real(a[4].s, a[4].n, &c->y)))
       return S_BAD("X and Y must be numbers");
     break;
   case S_RENAME:

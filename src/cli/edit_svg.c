@@ -75,24 +75,11 @@ static char *s_dup(const char *s, size_t n) {
   return d;
 }
 
-static int s_real(const char *s, size_t n, double *out) {
-  char b[64];
-  if (n == 0 || n >= sizeof b) return -1;
-  memcpy(b, s, n);
-  b[n] = '\0';
-  char *end;
-  errno = 0;
-  double v = strtod(b, &end);
-  if (*end || errno || !isfinite(v)) return -1;
-  *out = v;
-  return 0;
-}
-
 /* An insertion index: a whole number from -1, or "end" (-1). */
 static int s_index(const char *s, size_t n, long *out) {
   if (n == 3 && memcmp(s, "end", 3) == 0) return *out = -1, 0;
   double d;
-  if (s_real(s, n, &d) || d != floor(d) || d < -1 || d > 1e9) return -1;
+  if (cli_parse_real(s, n, &d) || d != floor(d) || d < -1 || d > 1e9) return -1;
   *out = (long)d;
   return 0;
 }
@@ -174,7 +161,7 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
     c->nv = (int)(na - 1);
     if (!s_numbers_ok(c->op, c->nv)) return S_BAD("%s takes ELEM %s", name, s_numbers_usage(c->op));
     for (int i = 0; i < c->nv; i++)
-      if (s_real(a[1 + i].s, a[1 + i].n, &c->v[i])) return S_BAD("'%.*s' is not a number", (int)a[1 + i].n, a[1 + i].s);
+      if (cli_parse_real(a[1 + i].s, a[1 + i].n, &c->v[i])) return S_BAD("'%.*s' is not a number", (int)a[1 + i].n, a[1 + i].s);
     return 0;
   case S_INSERT:
     if (na < 3) return S_BAD("insert takes PARENT INDEX MARKUP (MARKUP is the rest of the line)");

@@ -1,7 +1,11 @@
 /* Small helpers shared by the commands: error messages in one style, ids
  * written the way the JSON dumps write them, JSON indented for people. */
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -110,4 +114,17 @@ void cli_json_pretty(FILE *out, const char *json, int indent) {
     }
   }
   fputc('\n', out);
+}
+
+int cli_parse_real(const char *s, size_t n, double *out) {
+  char b[64];
+  if (n == 0 || n >= sizeof b) return -1;
+  memcpy(b, s, n);
+  b[n] = '\0';
+  char *end;
+  errno = 0;
+  double v = strtod(b, &end);
+  if (*end || errno || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
 }
