@@ -537,12 +537,82 @@ static void test_a_client_that_stops_reading_is_dropped(void **state) {
   s_good_converge();
 }
 
+/* A client with a valid key that says hello in a loop (each hello costs
+ * the server a catch-up to send) is told to wait and dropped; so is one
+ * that opens session after session with new client ids (each takes a
+ * site for good). The others go on. */
+static void test_hello_floods_are_bounded(void **state) {
+  (void)state;
+  s_raw r = s_raw_open(&w.mallory, w.server_keys.public_key);
+  for (int i = 0; i < 200; i++) s_raw_hello(&r);
+  static ens__msg m;
+  size_t welcomes = 0, errors = 0, limit_errors = 0;
+  int64_t deadline = ens__now_ms() + 5000;
+  while (ens__now_ms() < deadline) {
+    s_pump(1);
+    zmq_msg_t msg;
+    zmq_msg_init(&msg);
+    while (zmq_msg_recv(&msg, r.sock, ZMQ_DONTWAIT) >= 0) {
+      if (ens__msg_decode(zmq_msg_data(&msg), zmq_msg_size(&msg), &m) != 0) continue;
+      if (m.type == ENS_MSG_WELCOME) welcomes++;
+      if (m.type == ENS_MSG_ERROR) {
+        errors++;
+        limit_errors += m.code == ENS_PERR_LIMIT;
+      }
+    }
+    zmq_msg_close(&msg);
+    if (welcomes + errors == 200) break;
+  }
+  print_message("200 hellos at once: %zu welcomed, %zu refused with error 5\n", welcomes, limit_errors);
+  assert_true(welcomes >= 1 && welcomes < 60);
+  assert_true(limit_errors > 100);
+  assert_true(s_log_count("(mallory) dropped: too many hellos") > 0);
+  s_raw_close(&r);
+
+  /* new client ids, one after the other, each waiting for its welcome */
+  r = s_raw_open(&w.mallory, w.server_keys.public_key);
+  size_t ids = 0;
+  for (int i = 0; i < 200; i++) {
+    ens__msg *h = s_msg(ENS_MSG_HELLO);
+    h->vmin = h->vmax = ENS_PROTO_VERSION;
+    memset(h->client, 0x33, sizeof h->client);
+    memcpy(h->client, &i, sizeof i);
+    s_raw_send_msg(&r, h);
+    int64_t until = ens__now_ms() + 3000;
+    int answered = 0;
+    while (!answered && ens__now_ms() < until) {
+      s_pump(1);
+      zmq_msg_t msg;
+      zmq_msg_init(&msg);
+      while (!answered && zmq_msg_recv(&msg, r.sock, ZMQ_DONTWAIT) >= 0) {
+        if (ens__msg_decode(zmq_msg_data(&msg), zmq_msg_size(&msg), &m) != 0) continue;
+        if (m.type == ENS_MSG_WELCOME) {
+          ids++;
+          answered = 1;
+        } else if (m.type == ENS_MSG_ERROR) {
+          answered = 2;
+        }
+      }
+      zmq_msg_close(&msg);
+    }
+    if (answered == 2 && m.ntext >= 16 && memcmp(m.text, "too many client ", 16) == 0) break;
+    if (answered == 2) i--; /* told to wait: the same id again */
+    if (!answered) fail_msg("no answer to hello %d", i);
+  }
+  print_message("new client ids from one key: %zu sessions, then \"%.*s\"\n", ids, (int)m.ntext, m.text);
+  assert_true(m.type == ENS_MSG_ERROR && m.code == ENS_PERR_LIMIT);
+  assert_true(ids <= 64);
+  s_raw_close(&r);
+  s_good_converge();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_authorised_clients_shown_by_key_name, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_outsiders_read_nothing_and_change_nothing, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_misbehaving_client_dropped_others_go_on, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_a_client_that_stops_reading_is_dropped, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_hello_floods_are_bounded, s_setup, s_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

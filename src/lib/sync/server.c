@@ -18,6 +18,7 @@
 #include "ensemble/session.h"
 #include "keys.h"
 #include "net.h"
+#include "hello_limit.h"
 #include "server_int.h"
 #include "store.h"
 
@@ -35,6 +36,13 @@
 /* Messages waiting to be read from one peer: a client has at most a window
  * of transactions in flight plus pings and presence; more waits in TCP. */
 #define RCVHWM 256
+/* Hellos one source (a key, or a connection without keys) may say at
+ * once, then one per HELLO_EVERY_MS: enough for a client that reconnects
+ * after every fault, not for one that makes the server send snapshots in
+ * a loop. And client ids one key may open sessions with. */
+#define HELLO_BURST 32
+#define HELLO_EVERY_MS 100
+#define CLIENTS_PER_KEY 64
 
 typedef struct {
   unsigned char id[ENS_CLIENT_ID_LEN];
@@ -95,6 +103,7 @@ struct ens_server {
   atomic_int stop;
   int thread_rc;
   size_t sent; /* detached: messages that would have gone out */
+  ens__hello_limit *hellos;
 };
 
 /* --- clients and peers --------------------------------------------------------- */
@@ -431,6 +440,14 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   int rc = s_flush(s);
   if (rc) return rc;
   s_client *c = s_client_find(s, m->client);
+  if (!c && user && user[0]) { /* each new id takes a site for good */
+    size_t owned = 0;
+    for (size_t i = 0; i < s->nclients; i++) owned += strcmp(s->clients[i]->owner, user) == 0;
+    if (owned >= CLIENTS_PER_KEY) {
+      s_fault(s, s_peer_find(s, rid, rid_len), rid, rid_len, user, ENS_PERR_LIMIT, "too many client ids for one key");
+      return 0;
+    }
+  }
   if (!c) {
     if (s->next_site > ENS_SITE_MAX) {
       s_send_error_rid(s, rid, rid_len, ENS_PERR_LIMIT, "no sites left");
@@ -541,7 +558,15 @@ static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, con
     s_fault(s, p && !p->dead ? p : NULL, rid, rid_len, user, ENS_PERR_MALFORMED, ens_error_last());
     return 0;
   }
-  if (m.type == ENS_MSG_HELLO) return s_on_hello(s, rid, rid_len, user, &m, now);
+  if (m.type == ENS_MSG_HELLO) {
+    int keyed = user && user[0];
+    if (!ens__hello_limit_take(s->hellos, keyed ? (const void *)user : rid, keyed ? strlen(user) : rid_len, now)) {
+      s_peer *p = s_peer_find(s, rid, rid_len);
+      s_fault(s, p && !p->dead ? p : NULL, rid, rid_len, user, ENS_PERR_LIMIT, "too many hellos: wait and retry");
+      return 0;
+    }
+    return s_on_hello(s, rid, rid_len, user, &m, now);
+  }
   s_peer *p = s_peer_find(s, rid, rid_len);
   if (!p || p->dead) {
     if (m.type != ENS_MSG_BYE) s_send_error_rid(s, rid, rid_len, ENS_PERR_NO_SESSION, "hello first");
@@ -775,6 +800,10 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   if (!s->opts.max_unread) s->opts.max_unread = 64u << 20;
   s->next_site = 1;
   int rc;
+  if (!(s->hellos = ens__hello_limit_new(HELLO_BURST, HELLO_EVERY_MS))) {
+    rc = ens__error(ENS_ENOMEM, "out of memory creating a server");
+    goto fail;
+  }
   if ((rc = ens__store_open(opts->store_path, &s->store))) goto fail;
   if ((rc = ens__store_clients(s->store, s_load_client, s))) goto fail;
   if ((rc = s_load(s))) goto fail;
@@ -907,6 +936,7 @@ void ens_server_free(ens_server *s) {
   ens_authorized_keys_free(s->keys);
   ens__store_close(s->store);
   ens_doc_free(s->doc);
+  ens__hello_limit_free(s->hellos);
   for (size_t i = 0; i < s->nclients; i++) free(s->clients[i]);
   free(s->clients);
   ens__buf_free(&s->scratch);
