@@ -352,7 +352,7 @@ static void test_roundtrip_old_format(void **state) {
   s_roundtrip(s_old, sizeof s_old - 1);
   ens_doc *doc = s_read(s_old, sizeof s_old - 1);
   const ens_obj *a = s_glyph(doc, "a");
-  assert_false(s_has(a, "gid")); /* two numbers on Encoding: */
+  assert_int_equal(s_int(a, "gid"), 0); /* two numbers on Encoding: numbered by the running count */
   const ens_obj *contour = s_child(s_child(a, "layer", 0), "contour", 0);
   assert_int_equal(ens_obj_child_count(contour), 3); /* points right after Fore */
   const ens_obj *ref = s_child(s_child(s_glyph(doc, "b"), "layer", 0), "ref", 0);
@@ -561,10 +561,11 @@ static void test_edit_survives_snapshot_and_text_copy(void **state) {
   ens_doc_free(doc);
 }
 
-/* A glyph nobody edited is copied as read, except its references: in a
- * file without gids glyphs are numbered by their order, so removing an
- * earlier glyph renumbers the target of an untouched reference. */
-static void test_untouched_reference_follows_renumbering(void **state) {
+/* In a file without gids glyphs are numbered by their order, and
+ * references name those numbers: removing an earlier glyph must not
+ * renumber the others. The glyph whose running number would change says
+ * its number on its Encoding line; the reference stays as it was. */
+static void test_removing_a_glyph_keeps_the_numbers_of_the_others(void **state) {
   (void)state;
   const char *text = "SplineFontDB: 3.2\nBeginChars: 3 3\n"
                      "StartChar: a\nEncoding: 97 97\nWidth: 500\nEndChar\n"
@@ -578,7 +579,9 @@ static void test_untouched_reference_follows_renumbering(void **state) {
   s_apply(doc, t);
   size_t n;
   char *out = s_write(doc, &n);
-  assert_non_null(memmem(out, n, "Refer: 0 98 N", 13));
+  assert_non_null(memmem(out, n, "Encoding: 98 98 1\n", 18));
+  assert_non_null(memmem(out, n, "Encoding: 99 99\n", 16)); /* 2 again: the running count still says it */
+  assert_non_null(memmem(out, n, "Refer: 1 98 N", 13));
   ens_doc *back = s_read(out, n);
   const ens_obj *ref = s_child(s_child(s_glyph(back, "c"), "layer", 0), "ref", 0);
   ens_value g;
@@ -963,7 +966,7 @@ int main(void) {
       cmocka_unit_test(test_width_edit_changes_only_the_width_line),
       cmocka_unit_test(test_point_edit_changes_only_its_line),
       cmocka_unit_test(test_edit_survives_snapshot_and_text_copy),
-      cmocka_unit_test(test_untouched_reference_follows_renumbering),
+      cmocka_unit_test(test_removing_a_glyph_keeps_the_numbers_of_the_others),
       cmocka_unit_test(test_deleting_a_point_keeps_the_other_lines),
       cmocka_unit_test(test_property_removed_and_added),
       cmocka_unit_test(test_new_glyph_is_written_in_fontforge_style),

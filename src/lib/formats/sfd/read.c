@@ -413,7 +413,17 @@ static int s_close(ens__sfd_reader *r, uint32_t c, const char *end) {
 /* --- building objects ---------------------------------------------------------- */
 
 /* Glyph numbers for resolving references: gid (or the running count,
- * as FontForge numbers glyphs of old files) and encoding slot. */
+ * as FontForge numbers glyphs of old files) and encoding slot. A glyph
+ * numbered by the running count gets that number as its `gid` too (the
+ * slot for it is kept free by s_build): references and kerning name
+ * glyphs by number, so the number is part of the glyph, and the writer
+ * must keep it when glyphs before it are removed (docs/sfd.md). */
+static int s_has_pv(const ens__sfd_reader *r, const s_node *n, int key) {
+  for (uint32_t i = 0; i < n->npv; i++)
+    if (r->pvs[n->pv + i].key == key) return 1;
+  return 0;
+}
+
 static int s_register_glyph(ens__sfd_reader *r, const s_node *n) {
   int64_t enc = 0, gid = -1;
   int has_enc = 0;
@@ -426,7 +436,18 @@ static int s_register_glyph(ens__sfd_reader *r, const s_node *n) {
       gid = pv->u.i;
     }
   }
-  if (gid < 0) gid = r->next_orig;
+  if (gid < 0) { /* no third number, or a negative one: numbered by the running count */
+    gid = r->next_orig;
+    ens_obj *o = n->obj;
+    ens__prop *slot = ens__obj_find_prop(o, r->atoms[S_K_GID]);
+    if (!slot) {
+      slot = &o->props[o->nprops++];
+      memset(slot, 0, sizeof *slot);
+      slot->key = r->atoms[S_K_GID];
+    }
+    slot->type = ENS_INT;
+    slot->u.i = gid;
+  }
   if (gid + 1 > r->next_orig) r->next_orig = gid + 1;
   int rc = s_map_put(&r->gids, s_mkey(r->section, gid), n->obj->id);
   if (!rc && has_enc) rc = s_map_put(&r->encs, s_mkey(r->section, enc), n->obj->id);
@@ -459,7 +480,7 @@ static int s_build(ens__sfd_reader *r) {
     n->obj = o;
     /* exact sizes up front, properties and their strings in the
      * document's arena: no allocation of their own while filling them */
-    uint32_t np = n->npv;
+    uint32_t np = n->npv + (n->kind == S_GLYPH && !s_has_pv(r, n, S_K_GID)); /* room for an implied gid */
     if (np && ens__obj_arena_props(doc, o, np)) return s_oom();
     if (n->nkids) {
       o->kids = malloc(n->nkids * sizeof *o->kids);

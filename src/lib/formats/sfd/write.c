@@ -36,6 +36,10 @@ struct ens__sfd_wctx {
   s_imap enc;  /* (section, encoding) -> id */
   s_imap rgid; /* id -> gid */
   s_imap renc; /* id -> encoding */
+  /* id -> how its Encoding line carries its gid: PIN_HIDE, a line of two
+   * numbers that the running count still numbers right; PIN_FORCE, a
+   * line of two numbers that must now say the gid (s_number_glyphs) */
+  s_imap pin;
   uint32_t section;
   int err;
 };
@@ -162,8 +166,8 @@ void ens__sfd_wctx_free(ens__sfd_wctx *w) {
   if (!w) return;
   ens__buf_free(&w->scratch);
   free(w->kp);
-  s_imap *maps[4] = {&w->num, &w->enc, &w->rgid, &w->renc};
-  for (int i = 0; i < 4; i++) {
+  s_imap *maps[5] = {&w->num, &w->enc, &w->rgid, &w->renc, &w->pin};
+  for (int i = 0; i < 5; i++) {
     free(maps[i]->keys);
     free(maps[i]->vals);
   }
@@ -393,8 +397,43 @@ static int s_count_beginchars(const char *t, size_t n) {
   return k;
 }
 
-/* Numbers every glyph the way the reader did: its gid, or the running
- * count for glyphs without one; per sub-font section. */
+enum { PIN_HIDE = 1, PIN_FORCE = 2 };
+
+/* 1 when the glyph's own text has an Encoding: line with a third number
+ * of 0 or more (its gid), or no text at all (a new glyph: its line is
+ * printed from its properties). A negative third number, which the reader
+ * takes for none, goes to *negative (left alone otherwise). */
+static int s_text_says_gid(ens__sfd_wctx *w, const ens_obj *g, int64_t *negative) {
+  const char *t;
+  size_t n;
+  if (!s_text(w, g, S_K_HEAD, &t, &n)) return 1;
+  const char *p = t, *e = t + n;
+  while (p < e) {
+    ens__sfd_line ln;
+    ens__sfd_line_at(p, e, &ln);
+    p = ln.next;
+    const ens__sfd_keyspec *ks = ens__sfd_find_key(ens__sfd_glyph_keys, ens__sfd_glyph_nkeys, ln.s, ln.n);
+    if (!ks || ks->vt != S_V_ENC) continue;
+    ens__sfd_val got[3];
+    int ngot = 0;
+    const char *why = NULL;
+    size_t mark = w->scratch.len;
+    int ok = ens__sfd_key_parse(ks, ln.s, ln.n, got, &ngot, &w->scratch, &why) == 0;
+    w->scratch.len = mark;
+    if (!ok || ngot != 3) return 0;
+    if (got[2].v.u.i >= 0) return 1;
+    if (negative) *negative = got[2].v.u.i;
+    return 0;
+  }
+  return 0;
+}
+
+/* Numbers every glyph the way the reader will number the text written:
+ * its gid when its Encoding line says one, the running count otherwise;
+ * per sub-font section. A glyph the reader numbered by the running count
+ * has that number as its gid: where removed glyphs have moved the count,
+ * its line gets the gid as a third number (PIN_FORCE), so that a
+ * reference or kerning pair by that number still means it. */
 static int s_number_glyphs(ens__sfd_wctx *w, int dir) {
   const ens_obj *root = w->doc->root;
   const char *t;
@@ -416,6 +455,22 @@ static int s_number_glyphs(ens__sfd_wctx *w, int dir) {
     if (kind != S_GLYPH) continue;
     const ens__prop *gp = s_prop(w, k, S_K_GID), *ep = s_prop(w, k, S_K_ENCODING);
     int64_t gid = gp && gp->type == ENS_INT && gp->u.i >= 0 ? gp->u.i : next; /* as the reader numbers it */
+    int pin = 0;
+    if (gp && gp->type == ENS_INT && gp->u.i >= 0) {
+      /* only edited glyphs are printed from their properties, and a gid
+       * that is not the running count needs a third number anyway: the
+       * text is read only where it can matter */
+      if (gid == next) pin = !k->as_read && !s_text_says_gid(w, k, NULL) ? PIN_HIDE : 0;
+      else pin = s_text_says_gid(w, k, NULL) ? 0 : PIN_FORCE;
+    }
+    if (pin) {
+      if (pin == PIN_FORCE && !ep)
+        return ens__error(ENS_EINVAL,
+                          "glyph %#llx has no Encoding: line to say its number %lld, which the glyphs removed "
+                          "before it would change",
+                          (unsigned long long)k->id, (long long)gid);
+      if (s_imap_put(&w->pin, k->id, pin)) return ENS_ENOMEM;
+    }
     if (gid + 1 > next) next = gid + 1;
     if (s_imap_put(&w->num, s_mkey(section, gid), (int64_t)k->id) || s_imap_put(&w->rgid, k->id, gid)) return ENS_ENOMEM;
     if (ep && ep->type == ENS_INT &&
@@ -1077,7 +1132,9 @@ static size_t s_after_first_line(const char *h, size_t hn) {
 }
 
 static int s_write_glyph_obj(ens__sfd_wctx *w, const ens_obj *g, ens_buf *out) {
-  if (g->as_read) return s_write_as_read(w, g, out);
+  int64_t pin = 0;
+  s_imap_get(&w->pin, g->id, &pin);
+  if (g->as_read && pin != PIN_FORCE) return s_write_as_read(w, g, out);
   s_props *P = malloc(sizeof *P);
   s_merge *M = calloc(1, sizeof *M);
   int rc = 0;
@@ -1086,6 +1143,12 @@ static int s_write_glyph_obj(ens__sfd_wctx *w, const ens_obj *g, ens_buf *out) {
     goto done;
   }
   s_load(w, g, P);
+  if (pin == PIN_HIDE) { /* the running count says it: the line keeps what it has */
+    int64_t negative = 0;
+    s_text_says_gid(w, g, &negative);
+    if (negative < 0) P->val[S_K_GID] = ens_int(negative);
+    else P->has[S_K_GID] = 0;
+  }
   M->table = ens__sfd_glyph_keys;
   M->nkeys = ens__sfd_glyph_nkeys;
   const char *h = NULL, *tl = NULL;
