@@ -151,7 +151,10 @@ typedef enum {
                                    its effect has been taken off the document */
   ENS_SESSION_FAILED = 8,       /* the server refused us for good (code, message): another
                                    protocol version (1), or our key (9) */
-  ENS_SESSION_ACKED = 9         /* one of ours is durable on the server: ctn, seq */
+  ENS_SESSION_ACKED = 9,        /* one of ours is durable on the server: ctn, seq */
+  ENS_SESSION_DROPPED = 10      /* one of ours (ctn, seq, label) was applied without `dropped`
+                                   of its operations: they edit what a collaborator had deleted
+                                   by then; the rest stands (its ACKED follows) */
 } ens_session_event_kind;
 
 typedef struct {
@@ -165,7 +168,8 @@ typedef struct {
   uint64_t seq;        /* ACKED: its place in the server's order */
   int code;            /* REJECTED: a negative ENS_E code; FAILED: the protocol's code */
   const char *message; /* why */
-  const char *label;   /* REJECTED: the transaction's label */
+  const char *label;   /* REJECTED, DROPPED: the transaction's label */
+  size_t dropped;      /* DROPPED: how many operations were left out */
 } ens_session_event;
 
 typedef void (*ens_session_event_fn)(ens_session *session, const ens_session_event *event, void *user);

@@ -29,6 +29,7 @@ typedef struct {
   size_t nacked, cap;
   size_t rejected_gone; /* of rejected: an object it names no longer exists */
   size_t rejected, connected, reconnecting, resets, joined, left, presence;
+  size_t dropped_events, dropped_ops; /* DROPPED: applied without edits of what others deleted */
   uint32_t last_colour;
   size_t last_selection;
   int done;
@@ -52,6 +53,10 @@ static void s_on_event(ens_session *s, const ens_session_event *ev, void *user) 
   case ENS_SESSION_REJECTED:
     c->rejected++;
     c->rejected_gone += ev->code == ENS_ENOTFOUND;
+    break;
+  case ENS_SESSION_DROPPED:
+    c->dropped_events++;
+    c->dropped_ops += ev->dropped;
     break;
   case ENS_SESSION_CONNECTED: c->connected++; break;
   case ENS_SESSION_RECONNECTING: c->reconnecting++; break;
@@ -428,7 +433,7 @@ static void test_pending_masks_remote_and_undo_follows_server_order(void **state
   s_settle(&w, 10);
   for (int k = 0; k < CLIENTS; k++) assert_int_equal(s_get_int(w.c[k].s, x, "v"), 1);
 
-  /* B deletes y first; A's edit of y is refused by the server */
+  /* B deletes y first; A's edit of y alone is refused by the server */
   h = ens_server_head(w.srv);
   size_t steps = ens_undo_undo_count(ens_session_undo_manager(a));
   ens_txn *del = ens_txn_new("Delete", NULL);
@@ -443,6 +448,46 @@ static void test_pending_masks_remote_and_undo_follows_server_order(void **state
   assert_int_equal(w.c[0].rejected, rejected + 1);
   assert_null(ens_doc_get(ens_session_doc(a), y));
   assert_int_equal(ens_undo_undo_count(ens_session_undo_manager(a)), steps);
+
+  /* A's change of two objects, one of which B deleted before it reached
+   * the server (A has not seen the delete yet): the edit of the deleted
+   * object is dropped and reported to A; the rest stands everywhere and
+   * undoes as one step */
+  ens_doc *adoc = ens_session_doc(a);
+  ens_id fresh = ens_id_make(ens_session_site(a), 900001);
+  char *pos = NULL;
+  assert_int_equal(ens_doc_pos_at(adoc, ENS_ROOT_ID, ens_obj_child_count(ens_doc_root(adoc)), &pos), 0);
+  ens_txn *ins = ens_txn_new("Insert", NULL);
+  assert_non_null(ens_txn_insert(ins, ENS_ROOT_ID, pos, fresh, "item"));
+  ens_free(pos);
+  assert_int_equal(ens_session_commit(a, ins), 0);
+  ens_txn_free(ins);
+  s_settle(&w, 10);
+  h = ens_server_head(w.srv);
+  del = ens_txn_new("Delete", NULL);
+  assert_int_equal(ens_txn_delete(del, fresh), 0);
+  assert_int_equal(ens_session_commit(b, del), 0);
+  ens_txn_free(del);
+  s_wait_head(&w, h + 1); /* the server has B's delete; A has not polled since */
+  ens_txn *two = ens_txn_new("Two", NULL);
+  assert_int_equal(ens_txn_set(two, fresh, "v", ens_int(6)), 0);
+  assert_int_equal(ens_txn_set(two, x, "v", ens_int(8)), 0);
+  steps = ens_undo_undo_count(ens_session_undo_manager(a));
+  assert_int_equal(ens_session_commit(a, two), 0);
+  ens_txn_free(two);
+  rejected = w.c[0].rejected;
+  s_settle(&w, 10);
+  assert_int_equal(w.c[0].rejected, rejected);
+  assert_int_equal(w.c[0].dropped_events, 1);
+  assert_int_equal(w.c[0].dropped_ops, 1);
+  for (int k = 0; k < CLIENTS; k++) {
+    assert_int_equal(s_get_int(w.c[k].s, x, "v"), 8);
+    assert_null(ens_doc_get(ens_session_doc(w.c[k].s), fresh));
+  }
+  assert_int_equal(ens_undo_undo_count(ens_session_undo_manager(a)), steps + 1);
+  assert_int_equal(ens_session_undo(a, NULL), 0);
+  s_settle(&w, 10);
+  for (int k = 0; k < CLIENTS; k++) assert_int_equal(s_get_int(w.c[k].s, x, "v"), 1);
   s_verify(&w, 1);
   s_teardown_world(&w);
 }

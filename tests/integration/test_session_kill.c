@@ -35,7 +35,7 @@ typedef struct {
   tu_rng r;
   uint64_t (*acked)[2];
   size_t nacked, cap;
-  size_t rejected;
+  size_t rejected, dropped; /* refused whole; applied without edits of what others deleted */
 } s_client;
 
 static char s_dir[64], s_file[128], s_store[128], s_endpoint[256], s_bin[512];
@@ -45,6 +45,7 @@ static void s_on_event(ens_session *s, const ens_session_event *ev, void *user) 
   (void)s;
   s_client *c = user;
   if (ev->kind == ENS_SESSION_REJECTED) c->rejected++;
+  if (ev->kind == ENS_SESSION_DROPPED) c->dropped++;
   if (ev->kind != ENS_SESSION_ACKED) return;
   if (c->nacked == c->cap) {
     c->cap = c->cap ? c->cap * 2 : 256;
@@ -258,14 +259,17 @@ static void test_server_killed_twice_nothing_lost(void **state) {
   free(data);
   assert_true(ens_doc_hash(back) == h);
   ens_doc_free(back);
-  size_t rejected = 0;
-  for (int k = 0; k < CLIENTS; k++) rejected += c[k].rejected;
+  size_t rejected = 0, dropped = 0;
+  for (int k = 0; k < CLIENTS; k++) {
+    rejected += c[k].rejected;
+    dropped += c[k].dropped;
+  }
   int64_t took = ens__now_ms() - started;
   assert_true(took < BOUND_MS);
-  print_message("%d clients x %d rounds: seq %llu, %zu acks all in the log, %zu rejected by the server (edits of "
-                "objects a collaborator deleted, moves into what a collaborator moved), %zu refused locally, %d "
-                "kills, %zu dropped connections, %.1f s\n",
-                CLIENTS, ROUNDS, (unsigned long long)seq, acked, rejected, s_refused_locally, kills, drops,
+  print_message("%d clients x %d rounds: seq %llu, %zu acks all in the log, %zu applied without their edits of "
+                "objects a collaborator had deleted, %zu rejected by the server (nothing left, or a cycle with a "
+                "collaborator's move), %zu refused locally, %d kills, %zu dropped connections, %.1f s\n",
+                CLIENTS, ROUNDS, (unsigned long long)seq, acked, dropped, rejected, s_refused_locally, kills, drops,
                 took / 1000.0);
   for (int k = 0; k < CLIENTS; k++) {
     ens_session_free(c[k].s);

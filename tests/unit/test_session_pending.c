@@ -89,7 +89,7 @@ static void test_undo_after_ack_restores_what_was_beneath(void **state) {
   ens_txn *mine = s_set(3, "v", 1), *theirs = s_set(3, "v", 2);
   assert_int_equal(ens_undo_commit(u, mine), 0);
   assert_int_equal(ens__pending_remote(&c.q, theirs), 0);
-  assert_int_equal(ens__pending_accept_head(&c.q), 0);
+  assert_int_equal(ens__pending_accept_head(&c.q, NULL), 0);
   assert_int_equal(s_get(d, 3, "v"), 1);
   ens_undo_report rep;
   assert_int_equal(ens_undo_undo(u, &rep), 0);
@@ -99,7 +99,7 @@ static void test_undo_after_ack_restores_what_was_beneath(void **state) {
   assert_int_equal(c.q.n, 1);             /* the undo is itself pending */
   /* a collaborator's change after the step is newer: undo skips it */
   ens_txn *later = s_set(3, "v", 7);
-  assert_int_equal(ens__pending_accept_head(&c.q), 0);
+  assert_int_equal(ens__pending_accept_head(&c.q, NULL), 0);
   assert_int_equal(ens__pending_remote(&c.q, later), 0);
   assert_int_equal(ens_undo_redo(u, &rep), 0);
   assert_int_equal(rep.skipped, 1);
@@ -133,7 +133,7 @@ static void test_pending_off_while_its_object_is_gone_comes_back(void **state) {
   assert_int_equal(ens__pending_remote(&c.q, back), 0);
   assert_non_null(c.q.items[0].inv); /* back on */
   assert_int_equal(s_get(d, 3, "v"), 1);
-  assert_int_equal(ens__pending_accept_head(&c.q), 0);
+  assert_int_equal(ens__pending_accept_head(&c.q, NULL), 0);
   assert_int_equal(s_get(d, 3, "v"), 1);
   ens_txn_free(mine);
   ens_txn_free(del);
@@ -160,7 +160,7 @@ static void test_accepting_one_that_cannot_apply_is_a_divergence(void **state) {
   assert_int_equal(ens__pending_remote(&c.q, del), 0);
   assert_null(c.q.items[0].inv);
   assert_non_null(c.q.items[1].inv);
-  assert_int_equal(ens__pending_accept_head(&c.q), ENS_EDECODE);
+  assert_int_equal(ens__pending_accept_head(&c.q, NULL), ENS_EDECODE);
   assert_int_equal(c.q.n, 1);
   assert_int_equal(s_get(d, 2, "w"), 5);
   ens_txn_free(a);
@@ -170,8 +170,68 @@ static void test_accepting_one_that_cannot_apply_is_a_divergence(void **state) {
   ens_doc_free(d);
 }
 
+/* DESIGN.md: an edit of an object a collaborator deleted is dropped, the
+ * rest of the change stands. A pending change that also edits a deleted
+ * object goes back on without that edit, and its undo step undoes what
+ * stayed; the ack says how much was left out. When the delete is undone
+ * before the server decides, the change goes back on whole. */
+static void test_edits_of_what_a_collaborator_deleted_are_left_out(void **state) {
+  (void)state;
+  ens_doc *d = s_doc();
+  ens_undo *u = ens_undo_new(d, 0);
+  static s_client c;
+  memset(&c, 0, sizeof c);
+  ens__pending_init(&c.q, d, u);
+  ens_doc_observe(d, s_observe, &c);
+  ens_txn *both = ens_txn_new("Both", NULL);
+  assert_int_equal(ens_txn_set(both, 3, "v", ens_int(7)), 0);
+  assert_int_equal(ens_txn_set(both, 2, "w", ens_int(9)), 0);
+  assert_int_equal(ens_undo_commit(u, both), 0);
+  assert_int_equal(c.q.n, 1);
+
+  /* a collaborator deletes 3 */
+  ens_txn *del = ens_txn_new("Delete", NULL), *undel = NULL;
+  assert_int_equal(ens_txn_delete(del, 3), 0);
+  ens_doc *shadow = s_doc(); /* the collaborator's view, to make the undo of the delete */
+  assert_int_equal(ens_doc_apply(shadow, del, ENS_ORIGIN_LOCAL, &undel), 0);
+  assert_int_equal(ens__pending_remote(&c.q, del), 0);
+  assert_null(ens_doc_get(d, 3));
+  assert_non_null(c.q.items[0].inv);      /* back on, without the edit of 3 */
+  assert_int_equal(c.q.items[0].dropped, 1);
+  assert_int_equal(s_get(d, 2, "w"), 9);
+
+  /* the delete is undone: the change applies whole again */
+  assert_int_equal(ens__pending_remote(&c.q, undel), 0);
+  assert_int_equal(c.q.items[0].dropped, 0);
+  assert_int_equal(s_get(d, 3, "v"), 7);
+
+  /* deleted again, then the server accepts it as it then applies */
+  assert_int_equal(ens__pending_remote(&c.q, del), 0);
+  size_t dropped = 99;
+  assert_int_equal(ens__pending_accept_head(&c.q, &dropped), 0);
+  assert_int_equal(dropped, 1);
+  assert_int_equal(c.q.n, 0);
+
+  /* undo takes back what stayed */
+  ens_undo_report rep;
+  assert_int_equal(ens_undo_undo(u, &rep), 0);
+  ens_value v;
+  assert_int_equal(ens_obj_get(ens_doc_get(d, 2), "w", &v), ENS_ENOTFOUND);
+  assert_null(ens_doc_get(d, 3));
+  ens_undo_report_clear(&rep);
+
+  ens_txn_free(both);
+  ens_txn_free(del);
+  ens_txn_free(undel);
+  ens_doc_free(shadow);
+  ens__pending_clear(&c.q);
+  ens_undo_free(u);
+  ens_doc_free(d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_edits_of_what_a_collaborator_deleted_are_left_out),
       cmocka_unit_test(test_remote_beneath_pending_shows_after_reject),
       cmocka_unit_test(test_undo_after_ack_restores_what_was_beneath),
       cmocka_unit_test(test_pending_off_while_its_object_is_gone_comes_back),

@@ -407,11 +407,24 @@ static void s_accept(ens_session *s, uint64_t ctn) {
     return;
   }
   s->seq++;
-  if (ens__pending_accept_head(&s->pend)) {
+  char label[128];
+  snprintf(label, sizeof label, "%s", ens_txn_label(s->pend.items[0].txn));
+  size_t dropped = 0;
+  if (ens__pending_accept_head(&s->pend, &dropped)) {
     s_diverged(s, ens_error_last());
     return;
   }
   ens_session_event ev;
+  if (dropped) { /* DESIGN.md: an edit of a deleted object is dropped and reported to its author */
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ENS_SESSION_DROPPED;
+    ev.ctn = ctn;
+    ev.seq = s->seq;
+    ev.dropped = dropped;
+    ev.label = label;
+    ev.message = "a collaborator deleted what they edit";
+    s_event(s, &ev);
+  }
   memset(&ev, 0, sizeof ev);
   ev.kind = ENS_SESSION_ACKED;
   ev.ctn = ctn;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../model/doc.h"
+#include "../txn/ops.h"
 #include "../txn/undo_int.h"
 #include "../util/error.h"
 
@@ -82,13 +83,31 @@ static int s_off(ens__pending *q, size_t from) {
   return rc;
 }
 
+/* Applies p as the server will when its turn comes: whole, or without
+ * its operations on what a collaborator deleted (p->dropped says how
+ * many). Always from p->txn, the transaction as its user made it: a
+ * deleted object may come back (an undone delete) before the server
+ * decides. inverse may be NULL. */
+static int s_apply(ens__pending *q, ens__pend *p, ens_txn **inverse) {
+  p->dropped = 0;
+  int rc = ens_doc_apply(q->doc, p->txn, ENS_ORIGIN_LOCAL, inverse);
+  if (rc != ENS_ENOTFOUND) return rc;
+  ens_txn *kept;
+  size_t dropped;
+  if ((rc = ens__txn_drop_missing(q->doc, p->txn, &kept, &dropped)) != 0) return rc;
+  rc = dropped && ens_txn_op_count(kept) ? ens_doc_apply(q->doc, kept, ENS_ORIGIN_LOCAL, inverse) : ENS_ENOTFOUND;
+  ens_txn_free(kept);
+  if (rc == 0) p->dropped = dropped;
+  return rc;
+}
+
 /* Puts items [from, n) back on, oldest first; those that no longer apply
  * stay off. */
 static void s_on(ens__pending *q, size_t from) {
   q->rebasing++;
   for (size_t i = from; i < q->n; i++) {
     ens__pend *p = &q->items[i];
-    if (ens_doc_apply(q->doc, p->txn, ENS_ORIGIN_LOCAL, &p->inv) != 0) {
+    if (s_apply(q, p, &p->inv) != 0) {
       p->inv = NULL;
       continue;
     }
@@ -105,18 +124,19 @@ static void s_pop(ens__pending *q) {
   q->n--;
 }
 
-int ens__pending_accept_head(ens__pending *q) {
+int ens__pending_accept_head(ens__pending *q, size_t *dropped) {
   if (!q->n) return ens__error(ENS_EINVAL, "no pending transaction to accept");
   int rc = 0;
   if (!q->items[0].inv) {
     /* it was off: it goes on beneath the others, as the server applied it */
     rc = s_off(q, 1);
     q->rebasing++;
-    if (!rc && ens_doc_apply(q->doc, q->items[0].txn, ENS_ORIGIN_LOCAL, NULL) != 0)
+    if (!rc && s_apply(q, &q->items[0], NULL) != 0)
       rc = ens__error(ENS_EDECODE, "an accepted transaction does not apply here: %s", ens_error_last());
     q->rebasing--;
     s_on(q, 1);
   }
+  if (dropped) *dropped = q->items[0].dropped;
   s_pop(q);
   return rc;
 }

@@ -7,9 +7,10 @@
  * change applies, they go back on. That is what keeps a remote value of a
  * property with a pending local change recorded but not shown: it is
  * applied beneath and overwritten by the local one until the ack, and
- * shown if the local one is rejected. A pending transaction that does not
- * go back on (a collaborator deleted what it edits) stays in the queue,
- * off the document, until the server decides on it. */
+ * shown if the local one is rejected. A pending transaction that edits
+ * what a collaborator deleted goes back on without those operations, as
+ * the server will apply it; one that does not go back on at all stays in
+ * the queue, off the document, until the server decides on it. */
 #ifndef ENS_SESSION_PENDING_H
 #define ENS_SESSION_PENDING_H
 
@@ -23,6 +24,7 @@ typedef struct {
   size_t len;
   int sent;
   uint64_t stamp; /* document clock after its last apply: names its undo step */
+  size_t dropped; /* operations its last apply left out (edits of what a collaborator deleted) */
 } ens__pend;
 
 typedef struct {
@@ -41,9 +43,10 @@ void ens__pending_clear(ens__pending *q);
 int ens__pending_push(ens__pending *q, uint64_t ctn, const ens_txn *txn, const ens_txn *inverse);
 
 /* The head was accepted by the server: it is now part of the server's
- * state. ENS_EDECODE when it no longer applies there (the document has
- * diverged: the caller resynchronises). */
-int ens__pending_accept_head(ens__pending *q);
+ * state. *dropped (may be NULL) gets how many of its operations were left
+ * out, as the server left them out. ENS_EDECODE when it no longer applies
+ * there (the document has diverged: the caller resynchronises). */
+int ens__pending_accept_head(ens__pending *q, size_t *dropped);
 /* The head was refused: it comes off the document and the queue. */
 int ens__pending_reject_head(ens__pending *q);
 /* A collaborator's transaction goes beneath the pending ones. An error

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <zmq.h>
 
+#include "../txn/ops.h"
 #include "../util/error.h"
 #include "ensemble/session.h"
 #include "keys.h"
@@ -357,6 +358,40 @@ static int s_reject(ens_server *s, s_client *c, uint64_t ctn, int code, const ch
   return s_out_push(s, &o);
 }
 
+/* A transaction that edits what a collaborator deleted: those operations
+ * are left out and the rest applies (DESIGN.md, "Sessions"); the log and
+ * the others get what applied, in *bytes (malloc'd). Its author's client
+ * leaves out the same operations when it puts the transaction back on
+ * top of the delete, and tells its user. Nothing left: ENS_ENOTFOUND. */
+static int s_apply_without_missing(ens_server *s, const ens_txn *t, unsigned char **bytes, size_t *len) {
+  ens_txn *kept = NULL;
+  size_t dropped = 0;
+  int rc = ens__txn_drop_missing(s->doc, t, &kept, &dropped);
+  if (rc) return rc;
+  if (!dropped || !ens_txn_op_count(kept)) {
+    ens_txn_free(kept);
+    return ens__error(ENS_ENOTFOUND, "%s", dropped ? "every operation edits what a collaborator deleted"
+                                                   : "an object it names is not in the document");
+  }
+  rc = ens_doc_apply(s->doc, kept, ENS_ORIGIN_REMOTE, NULL);
+  unsigned char *b = NULL;
+  size_t n = 0;
+  /* applied but not encoded (out of memory): the error stops the server,
+   * which a restart brings back from the log, without this transaction */
+  if (rc == 0) rc = ens_txn_encode(kept, &b, &n);
+  ens_txn_free(kept);
+  if (rc) return rc;
+  *bytes = malloc(n ? n : 1);
+  if (!*bytes) {
+    ens_free(b);
+    return ens__error(ENS_ENOMEM, "out of memory keeping a transaction");
+  }
+  memcpy(*bytes, b, n);
+  ens_free(b);
+  *len = n;
+  return 0;
+}
+
 static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
   s_client *c = p->client;
   if (m->ctn <= c->last_ctn) return 0; /* a resend of something decided */
@@ -370,8 +405,11 @@ static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
   }
   if (m->nbytes > ENS_MAX_TXN_BYTES) return s_reject(s, c, m->ctn, ENS_ELIMIT, "transaction too large");
   ens_txn *t = NULL;
+  unsigned char *kept_bytes = NULL; /* what applied, when it is less than what came */
+  size_t kept_len = 0;
   int rc = ens_txn_decode(m->bytes, m->nbytes, &t);
   if (rc == 0) rc = ens_doc_apply(s->doc, t, ENS_ORIGIN_REMOTE, NULL);
+  if (rc == ENS_ENOTFOUND) rc = s_apply_without_missing(s, t, &kept_bytes, &kept_len);
   ens_txn_free(t);
   if (rc == ENS_ENOMEM) return rc;
   if (rc) return s_reject(s, c, m->ctn, rc, ens_error_last());
@@ -379,10 +417,15 @@ static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
   o.client = c;
   o.ctn = m->ctn;
   o.seq = ++s->applied;
-  o.len = m->nbytes;
-  o.txn = malloc(o.len ? o.len : 1);
-  if (!o.txn) return ens__error(ENS_ENOMEM, "out of memory keeping a transaction");
-  memcpy(o.txn, m->bytes, o.len);
+  if (kept_bytes) {
+    o.len = kept_len;
+    o.txn = kept_bytes;
+  } else {
+    o.len = m->nbytes;
+    o.txn = malloc(o.len ? o.len : 1);
+    if (!o.txn) return ens__error(ENS_ENOMEM, "out of memory keeping a transaction");
+    memcpy(o.txn, m->bytes, o.len);
+  }
   c->last_ctn = m->ctn;
   c->dirty = 1;
   return s_out_push(s, &o);

@@ -382,3 +382,86 @@ int ens__doc_apply_lenient(ens_doc *doc, const ens_txn *txn, ens_origin origin, 
   *inverse_out = inv;
   return 0;
 }
+
+/* --- leaving out what a collaborator deleted ----------------------------- */
+
+typedef struct {
+  ens_id *ids;
+  size_t n, cap; /* open addressing, cap a power of two; 0 marks a free slot */
+} s_idset;
+
+static int s_idset_add(s_idset *s, ens_id id) {
+  if ((s->n + 1) * 2 > s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    ens_id *ids = calloc(cap, sizeof *ids);
+    if (!ids) return ens__error(ENS_ENOMEM, "out of memory filtering a transaction");
+    for (size_t i = 0; i < s->cap; i++) {
+      if (!s->ids[i]) continue;
+      size_t j = (size_t)(s->ids[i] * 0x9e3779b97f4a7c15ULL) & (cap - 1);
+      while (ids[j]) j = (j + 1) & (cap - 1);
+      ids[j] = s->ids[i];
+    }
+    free(s->ids);
+    s->ids = ids;
+    s->cap = cap;
+  }
+  size_t j = (size_t)(id * 0x9e3779b97f4a7c15ULL) & (s->cap - 1);
+  while (s->ids[j]) {
+    if (s->ids[j] == id) return 0;
+    j = (j + 1) & (s->cap - 1);
+  }
+  s->ids[j] = id;
+  s->n++;
+  return 0;
+}
+
+static int s_idset_has(const s_idset *s, ens_id id) {
+  if (!s->cap || !id) return 0;
+  size_t j = (size_t)(id * 0x9e3779b97f4a7c15ULL) & (s->cap - 1);
+  while (s->ids[j]) {
+    if (s->ids[j] == id) return 1;
+    j = (j + 1) & (s->cap - 1);
+  }
+  return 0;
+}
+
+static int s_idset_add_node(s_idset *s, const struct ens_node *n) {
+  int rc = s_idset_add(s, n->id);
+  for (uint32_t i = 0; !rc && i < n->nkids; i++) rc = s_idset_add_node(s, n->kids[i]);
+  return rc;
+}
+
+int ens__txn_drop_missing(const ens_doc *doc, const ens_txn *txn, ens_txn **out, size_t *dropped) {
+  *out = NULL;
+  *dropped = 0;
+  ens_txn *kept = ens_txn_new(txn->label, txn->author);
+  if (!kept) return ens__error(ENS_ENOMEM, "out of memory filtering a transaction");
+  kept->local_only = txn->local_only;
+  s_idset inserted = {0};
+  int rc = 0;
+  /* an object is there when the document holds it or a kept insert of
+   * this transaction made it; one this transaction deletes still counts,
+   * so that an edit after its own delete keeps failing as before */
+#define THERE(id) (ens_doc_get(doc, (id)) != NULL || s_idset_has(&inserted, (id)))
+  for (size_t i = 0; i < txn->nops && !rc; i++) {
+    const ens__op *op = &txn->ops[i];
+    int keep = THERE(op->target) && (op->kind != ENS_OP_MOVE || THERE(op->parent));
+    if (!keep) {
+      ++*dropped;
+      continue;
+    }
+    if (op->kind == ENS_OP_INSERT && op->node && (rc = s_idset_add_node(&inserted, op->node))) break;
+    ens__op copy;
+    if ((rc = s_op_dup(op, &copy))) break;
+    if ((rc = ens__txn_push(kept, &copy))) ens__op_release(&copy);
+  }
+#undef THERE
+  free(inserted.ids);
+  if (rc) {
+    ens_txn_free(kept);
+    *dropped = 0;
+    return rc;
+  }
+  *out = kept;
+  return 0;
+}

@@ -62,6 +62,14 @@ int ens__doc_apply_lenient(ens_doc *doc, const ens_txn *txn, ens_origin origin, 
                            void (*on_skip)(const ens__op *op, int reason, void *user), void *user,
                            ens_txn **applied, ens_txn **inverse);
 
+/* A copy of txn without its operations on objects that doc does not hold
+ * and that txn does not insert first: the edits of what a collaborator
+ * deleted (DESIGN.md, "Sessions": dropped, the rest stands). *dropped
+ * says how many were left out. An object txn itself deletes still counts
+ * as there: an edit after its own delete is the author's mistake, which
+ * apply refuses as ever. The caller owns *out. */
+int ens__txn_drop_missing(const ens_doc *doc, const ens_txn *txn, ens_txn **out, size_t *dropped);
+
 /* Tell every observer of doc; inverse is what undoes txn (may be NULL). */
 void ens__doc_notify(ens_doc *doc, const ens_txn *txn, const ens_txn *inverse, ens_origin origin);
 
