@@ -403,10 +403,10 @@ enum { PIN_HIDE = 1, PIN_FORCE = 2 };
  * of 0 or more (its gid), or no text at all (a new glyph: its line is
  * printed from its properties). A negative third number, which the reader
  * takes for none, goes to *negative (left alone otherwise). */
-static int s_text_says_gid(ens__sfd_wctx *w, const ens_obj *g, int64_t *negative) {
-  const char *t;
-  size_t n;
-  if (!s_text(w, g, S_K_HEAD, &t, &n)) return 1;
+/* The glyph's Encoding: line in one segment of its own text: 1 with a
+ * third number of 0 or more, 0 without one (a negative one goes to
+ * *negative), -1 when the segment has no such line. */
+static int s_segment_gid(ens__sfd_wctx *w, const char *t, size_t n, int64_t *negative) {
   const char *p = t, *e = t + n;
   while (p < e) {
     ens__sfd_line ln;
@@ -425,7 +425,36 @@ static int s_text_says_gid(ens__sfd_wctx *w, const ens_obj *g, int64_t *negative
     if (negative) *negative = got[2].v.u.i;
     return 0;
   }
-  return 0;
+  return -1;
+}
+
+/* 1 when the glyph's own text has an Encoding: line with a third number
+ * of 0 or more (its gid), or no text at all (a new glyph: its line is
+ * printed from its properties). A negative third number, which the reader
+ * takes for none, goes to *negative (left alone otherwise). The line is
+ * the first of the glyph's segments, in the order the writer merges them:
+ * its head, its raw lines, its tail. */
+static int s_text_says_gid(ens__sfd_wctx *w, const ens_obj *g, int64_t *negative) {
+  const char *t;
+  size_t n;
+  int has_head = s_text(w, g, S_K_HEAD, &t, &n);
+  if (has_head) {
+    int r = s_segment_gid(w, t, n, negative);
+    if (r >= 0) return r;
+  }
+  int any = has_head;
+  for (uint32_t i = 0; i < g->nkids; i++) {
+    if (g->kids[i]->kind != w->kinds[S_RAW] || !s_text(w, g->kids[i], S_K_TEXT, &t, &n)) continue;
+    any = 1;
+    int r = s_segment_gid(w, t, n, negative);
+    if (r >= 0) return r;
+  }
+  if (s_text(w, g, S_K_TAIL, &t, &n)) {
+    any = 1;
+    int r = s_segment_gid(w, t, n, negative);
+    if (r >= 0) return r;
+  }
+  return any ? 0 : 1;
 }
 
 /* Numbers every glyph the way the reader will number the text written:
