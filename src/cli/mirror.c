@@ -223,6 +223,7 @@ static void s_note_ids(cli_mirror *m) {
 
 typedef struct {
   cli_mirror *m;
+  int verify;     /* 0: the file is replaced whatever it holds */
   s_disk written; /* the temporary file's state, which the rename keeps */
 } s_check;
 
@@ -231,13 +232,16 @@ typedef struct {
  * this check and the rename (microseconds): an editor that saves exactly
  * then loses that save to our file, by rename or in place into the inode
  * the rename unlinks. Closing that window would need the editor's
- * cooperation (a lock both honour); none of FontForge and Inkscape take one. */
+ * cooperation (a lock both honour); neither FontForge nor Inkscape takes one. */
 static int s_before_rename(const char *path, const char *tmp, void *user) {
   s_check *c = user;
   cli_mirror *m = c->m;
-  if (s_drain(m)) return 1;
-  s_disk now = s_disk_now(path);
-  if (m->disk.known ? !s_disk_equal(&now, &m->disk) : now.known) return 1;
+  if (c->verify) {
+    if (s_drain(m)) return 1;
+    s_disk now = s_disk_now(path);
+    if (m->disk.known ? !s_disk_equal(&now, &m->disk) : now.known) return 1;
+  }
+  /* the state the file will have, learnt before anyone can replace it */
   c->written = s_disk_now(tmp);
   return c->written.known ? 0 : 1;
 }
@@ -254,12 +258,8 @@ static int s_write(cli_mirror *m, ens_session *s, int check, char *err, size_t e
     ens_doc_free(copy);
     return -1;
   }
-  s_check c = {m, {0}};
-  int rc = cli_write_atomic_check(m->path, bytes, len, check ? s_before_rename : NULL, &c, err, err_size);
-  if (!check && rc == 0) {
-    /* no check asked: learn the state from the file itself */
-    c.written = s_disk_now(m->path);
-  }
+  s_check c = {m, check, {0}};
+  int rc = cli_write_atomic_check(m->path, bytes, len, s_before_rename, &c, err, err_size);
   if (rc == 0) {
     ens_doc_free(m->doc);
     m->doc = copy;
@@ -358,9 +358,15 @@ int cli_mirror_step(cli_mirror *m, ens_session *s, char *err, size_t err_size) {
   if (!ens_session_is_live(s) || !ens_session_doc(s)) return 0;
   int64_t now = s_now_ms();
   if (m->need_full) {
-    /* a save the old document's mirror has not read yet goes first */
-    if (m->doc && m->dirty) s_ingest(m, s);
-    return s_write(m, s, 0, err, err_size) < 0 ? -1 : 0;
+    /* After a snapshot replaced the document, a save the old mirror has
+     * not read yet goes first, and the file is replaced only while it
+     * holds what we mirrored. At the first join whatever PATH held is
+     * replaced (atomically): the session's document is the truth. */
+    if (m->doc && m->dirty) {
+      if (now - m->last_event_ms < CLI_MIRROR_QUIET_MS) return 0;
+      s_ingest(m, s);
+    }
+    return s_write(m, s, m->doc != NULL, err, err_size) < 0 ? -1 : 0;
   }
   if (m->dirty && now - m->last_event_ms >= CLI_MIRROR_QUIET_MS) s_ingest(m, s);
   if (m->dirty || now - m->last_write_ms < CLI_MIRROR_THROTTLE_MS) return 0;
