@@ -122,7 +122,9 @@ int cli_cmd_join(int argc, char **argv) {
   s_state st;
   memset(&st, 0, sizeof st);
   st.quiet = quiet;
-  if (cli_mirror_new(file, quiet, &st.mirror, err, sizeof err)) return cli_usage_error(&s_spec, "%s", err);
+  rc = cli_mirror_new(file, quiet, &st.mirror, err, sizeof err);
+  if (rc == -2) return cli_usage_error(&s_spec, "%s", err);
+  if (rc) return cli_fail(s_spec.name, "%s", err);
 
   ens_keypair keys;
   char server_pub[ENS_KEY_LEN + 1];

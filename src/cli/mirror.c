@@ -103,7 +103,7 @@ int cli_mirror_new(const char *path, int quiet, cli_mirror **out, char *err, siz
   else if (s_ends_with(path, ".svg")) kind = CLI_KIND_SVG;
   else {
     snprintf(err, err_size, "%s: the file must be a .sfd font or a .svg drawing", path);
-    return -1;
+    return -2;
   }
   cli_mirror *m = calloc(1, sizeof *m);
   if (!m) {

@@ -17,8 +17,8 @@ typedef struct cli_mirror cli_mirror;
 #define CLI_MIRROR_THROTTLE_MS 200
 
 /* A mirror of path (its kind by extension: .sfd or .svg; anything else is
- * refused). Starts watching the file's directory at once. quiet: no line
- * on stdout per event. 0, or -1 with a message in err; *out is the
+ * refused with -2). Starts watching the file's directory at once. quiet:
+ * no line on stdout per event. 0, or -1 with a message in err; *out is the
  * caller's (cli_mirror_free). */
 int cli_mirror_new(const char *path, int quiet, cli_mirror **out, char *err, size_t err_size);
 void cli_mirror_free(cli_mirror *m);

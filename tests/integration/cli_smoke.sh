@@ -121,6 +121,8 @@ run "help for an unknown command" 2 "$BIN" help frobnicate
 run "join without --file" 2 "$BIN" join tcp://127.0.0.1:9 && has "join without --file" err "--file PATH is required"
 run "join into a file of no known kind" 2 "$BIN" join --file "$TMP/x.txt" tcp://127.0.0.1:9 &&
   has "join into a file of no known kind" err "must be a .sfd font or a .svg drawing"
+run "join into a missing directory" 1 "$BIN" join --file "$TMP/missing/x.sfd" tcp://127.0.0.1:9 &&
+  has "join into a missing directory" err "cannot watch"
 run "join with a bad colour" 2 "$BIN" join --colour orange --file "$TMP/x.svg" tcp://127.0.0.1:9
 run "join with half the keys" 2 "$BIN" join --keys "$TMP" --file "$TMP/x.svg" tcp://127.0.0.1:9
 
