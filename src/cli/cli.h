@@ -40,6 +40,7 @@ int cli_cmd_help(int argc, char **argv);
 int cli_cmd_keygen(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_watch(int argc, char **argv);
+int cli_cmd_join(int argc, char **argv);
 
 /* --- options ---------------------------------------------------------------
  * Each command describes itself once in a cli_spec; the parser and the
@@ -92,6 +93,14 @@ int cli_read_file(const char *path, size_t max, char **data, size_t *len, char *
  * and fsync'd, then renamed over path, so a reader sees the old file or
  * the new one and never half of one. -1 with a message in err. */
 int cli_write_atomic(const char *path, const void *data, size_t len, char *err, size_t err_size);
+
+/* The same, asking check(path, tmp, user) once the temporary file tmp is
+ * complete and durable, right before the rename: nonzero from it leaves
+ * path untouched and returns 1 (tmp removed). 0 when written, -1 with a
+ * message in err on failure. */
+typedef int (*cli_before_rename_fn)(const char *path, const char *tmp, void *user);
+int cli_write_atomic_check(const char *path, const void *data, size_t len, cli_before_rename_fn check, void *user,
+                           char *err, size_t err_size);
 
 /* The format of a file: a font (SFD file or SFDir) or a drawing (SVG),
  * by directory, extension, then content. */

@@ -6,15 +6,18 @@
 
 #define DOC_MAX_BYTES ((size_t)1 << 30)
 
-static int s_is_sfd(const char *path) {
-  size_t n = strlen(path);
-  return n > 4 && strcmp(path + n - 4, ".sfd") == 0;
+static int s_ends_with(const char *path, const char *ext) {
+  size_t n = strlen(path), e = strlen(ext);
+  return n > e && strcmp(path + n - e, ext) == 0;
 }
+
+static int s_is_sfd(const char *path) { return s_ends_with(path, ".sfd"); }
+static int s_is_svg(const char *path) { return s_ends_with(path, ".svg"); }
 
 int cli_doc_load(const char *path, ens_doc **out, char *err, size_t err_size) {
   *out = NULL;
-  if (s_is_sfd(path)) {
-    if (ens_sfd_read_path(path, out) == 0) return 0;
+  if (s_is_sfd(path) || s_is_svg(path)) {
+    if ((s_is_sfd(path) ? ens_sfd_read_path(path, out) : ens_svg_read_path(path, out)) == 0) return 0;
     snprintf(err, err_size, "%s: %s", path, ens_error_last());
     return -1;
   }
@@ -33,7 +36,9 @@ int cli_doc_load(const char *path, ens_doc **out, char *err, size_t err_size) {
 int cli_doc_save(const ens_doc *doc, const char *path, char *err, size_t err_size) {
   unsigned char *bytes;
   size_t len;
-  int rc = s_is_sfd(path) ? ens_sfd_write(doc, &bytes, &len) : ens_snapshot_encode(doc, &bytes, &len);
+  int rc = s_is_sfd(path)   ? ens_sfd_write(doc, &bytes, &len)
+           : s_is_svg(path) ? ens_svg_write(doc, &bytes, &len)
+                            : ens_snapshot_encode(doc, &bytes, &len);
   if (rc) {
     snprintf(err, err_size, "%s: %s", path, ens_error_last());
     return -1;

@@ -1,6 +1,7 @@
 /* Documents to and from files for the session commands: FontForge fonts
- * (.sfd, through the SFD reader and writer) and Ensemble snapshots (any
- * other name). Writes are atomic. */
+ * (.sfd, through the SFD reader and writer), SVG drawings (.svg, through
+ * the SVG reader and writer) and Ensemble snapshots (any other name).
+ * Writes are atomic. */
 #ifndef ENS_CLI_DOCFILE_H
 #define ENS_CLI_DOCFILE_H
 

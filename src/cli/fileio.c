@@ -77,6 +77,11 @@ static char *s_dirname(const char *path) {
 }
 
 int cli_write_atomic(const char *path, const void *data, size_t len, char *err, size_t err_size) {
+  return cli_write_atomic_check(path, data, len, NULL, NULL, err, err_size) == 0 ? 0 : -1;
+}
+
+int cli_write_atomic_check(const char *path, const void *data, size_t len, cli_before_rename_fn check, void *user,
+                           char *err, size_t err_size) {
   size_t plen = strlen(path);
   char *tmp = malloc(plen + sizeof ".tmp.XXXXXX");
   char *dir = s_dirname(path);
@@ -107,6 +112,10 @@ int cli_write_atomic(const char *path, const void *data, size_t len, char *err, 
     goto io_error;
   }
   f = NULL;
+  if (check && check(path, tmp, user) != 0) {
+    rc = 1; /* the temporary file is removed below; path is untouched */
+    goto done;
+  }
   if (rename(tmp, path) != 0) goto io_error;
   free(tmp);
   tmp = NULL;

@@ -87,7 +87,7 @@ run "help" 0 "$BIN" help && has "help" out "usage: ensemble"
 
 # every command in the list answers --help with its usage and options
 commands=$(sed -n '/^commands:/,/^$/p' "$TMP/help" | awk 'NR > 1 && NF { print $1 }')
-for cmd in demo tree2snap snapinfo help; do
+for cmd in demo tree2snap snapinfo watch join help; do
   echo "$commands" | grep -qx "$cmd" || fail "--help does not list '$cmd'"
 done
 for cmd in $commands; do
@@ -118,6 +118,13 @@ run "extra argument" 2 "$BIN" demo extra
 run "tree2snap without -o" 2 "$BIN" tree2snap "$SAMPLE"
 run "tree2snap without input" 2 "$BIN" tree2snap -o "$TMP/x.snap"
 run "help for an unknown command" 2 "$BIN" help frobnicate
+run "join without --file" 2 "$BIN" join tcp://127.0.0.1:9 && has "join without --file" err "--file PATH is required"
+run "join into a file of no known kind" 2 "$BIN" join --file "$TMP/x.txt" tcp://127.0.0.1:9 &&
+  has "join into a file of no known kind" err "must be a .sfd font or a .svg drawing"
+run "join into a missing directory" 1 "$BIN" join --file "$TMP/missing/x.sfd" tcp://127.0.0.1:9 &&
+  has "join into a missing directory" err "cannot watch"
+run "join with a bad colour" 2 "$BIN" join --colour orange --file "$TMP/x.svg" tcp://127.0.0.1:9
+run "join with half the keys" 2 "$BIN" join --keys "$TMP" --file "$TMP/x.svg" tcp://127.0.0.1:9
 
 # --- the demo ------------------------------------------------------------------
 
@@ -359,6 +366,15 @@ run "watch with an unknown key" 1 "$BIN" watch --keys "$TMP/eve-keys" --server-k
   has "watch with an unknown key" out "refused by the server (unknown key?)" &&
   lacks "watch with an unknown key" out "^connected"
 run "watch without keys" 1 "$BIN" watch --seconds 10 "$endpoint" && lacks "watch without keys" out "^connected"
+# join gets in with the same key, then refuses to mirror a snapshot's
+# document into a drawing, and writes nothing
+run "join a session of another kind" 1 "$BIN" join --keys "$TMP/alice-keys" \
+  --server-key "$TMP/server-keys/ensemble.pub" --seconds 10 --file "$TMP/join.svg" "$endpoint" &&
+  has "join a session of another kind" out "^connected as site" &&
+  has "join a session of another kind" err 'holds a document of kind "font"'
+[ -e "$TMP/join.svg" ] && fail "join wrote a drawing from a session of another kind"
+run "join with an unknown key" 1 "$BIN" join --keys "$TMP/eve-keys" --server-key "$spub" --seconds 10 \
+  --file "$TMP/join.svg" "$endpoint" && has "join with an unknown key" err "refused"
 kill -TERM "$spid"
 wait "$spid"
 checks=$((checks + 1))

@@ -1,0 +1,207 @@
+/* `ensemble join ENDPOINT --file PATH`: joins a session and mirrors its
+ * document both ways into a local .sfd or .svg file, so that FontForge,
+ * Inkscape or any editor takes part by opening and saving that file
+ * (mirror.c does the file side). */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "mirror.h"
+
+static const cli_option s_options[] = {
+    {"file", 'f', "PATH", "the .sfd or .svg file to mirror the session into (required)"},
+    {"name", 'n', "NAME", "the name collaborators see (default \"join\")"},
+    {"colour", 'c', "RRGGBB", "the colour collaborators see, in hex (default 808080)"},
+    {"seconds", 't', "S", "stop after S seconds (default: at SIGINT or SIGTERM)"},
+    {"keys", 'k', "DIR", "this client's key pair (ensemble keygen DIR), for an encrypted server"},
+    {"server-key", 's', "KEY", "the server's public key: its ensemble.pub file or the key itself"},
+    {"quiet", 'q', NULL, "print only the last line (seq and hash) and errors"},
+    {0}};
+
+static const cli_spec s_spec = {
+    "join", "[options] --file PATH ENDPOINT",
+    "Joins the session at ENDPOINT and keeps PATH (a .sfd font or a .svg\n"
+    "drawing) and the session's document the same, both ways. PATH is written\n"
+    "atomically when joining; every save of PATH by an editor is read back\n"
+    "(after 150 ms without further writes), compared with what the file held\n"
+    "and sent as one change; collaborators' changes are written to PATH\n"
+    "atomically, at most every 200 ms, and never over a save not yet read. A\n"
+    "save that does not read (half written, broken) is reported once and\n"
+    "waits for the next save. A change the server refuses is reported on\n"
+    "stderr and PATH is rewritten from the session's document. Prints one line\n"
+    "per event and, at the stop, the last sequence number and the document's\n"
+    "hash (as watch does).",
+    s_options, 1, 1};
+
+static volatile sig_atomic_t s_stop;
+static void s_on_signal(int sig) {
+  (void)sig;
+  s_stop = 1;
+}
+
+typedef struct {
+  cli_mirror *mirror;
+  int quiet;
+  int joined; /* the first CONNECTED was seen */
+  int failed;
+} s_state;
+
+static void s_event(ens_session *s, const ens_session_event *ev, void *user) {
+  s_state *st = user;
+  int q = st->quiet;
+  switch (ev->kind) {
+  case ENS_SESSION_CONNECTED:
+    if (!q) printf("connected as site %u at seq %llu\n", ens_session_site(s), (unsigned long long)ens_session_seq(s));
+    if (!st->joined) cli_mirror_reset(st->mirror);
+    st->joined = 1;
+    break;
+  case ENS_SESSION_RECONNECTING:
+    if (!q) printf("reconnecting: %s\n", ev->message ? ev->message : "");
+    break;
+  case ENS_SESSION_RESET:
+    if (!q) printf("document replaced by a snapshot\n");
+    cli_mirror_reset(st->mirror);
+    break;
+  case ENS_SESSION_JOINED:
+    if (!q) printf("joined: site %u %s #%06x\n", ev->site, ev->name ? ev->name : "", ev->colour);
+    break;
+  case ENS_SESSION_LEFT:
+    if (!q) printf("left: site %u\n", ev->site);
+    break;
+  case ENS_SESSION_REJECTED:
+    fprintf(stderr, "ensemble join: rejected: %s: %s\n", ev->label ? ev->label : "a change",
+            ev->message ? ev->message : "");
+    cli_mirror_rejected(st->mirror);
+    break;
+  case ENS_SESSION_FAILED:
+    fprintf(stderr, "ensemble join: refused: %s\n", ev->message ? ev->message : "");
+    st->failed = 1;
+    break;
+  default: break;
+  }
+  fflush(stdout);
+}
+
+static double s_elapsed(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int cli_cmd_join(int argc, char **argv) {
+  cli_args args;
+  int rc = cli_parse(&s_spec, argc, argv, &args);
+  if (rc != CLI_RUN) return rc;
+  const char *file = cli_opt(&s_spec, &args, "file");
+  const char *name = cli_opt(&s_spec, &args, "name");
+  const char *colour_s = cli_opt(&s_spec, &args, "colour");
+  const char *secs = cli_opt(&s_spec, &args, "seconds");
+  int quiet = cli_opt(&s_spec, &args, "quiet") != NULL;
+  if (!file) return cli_usage_error(&s_spec, "--file PATH is required");
+  double limit = 0;
+  if (secs) {
+    char *end;
+    limit = strtod(secs, &end);
+    if (*end || !(limit > 0)) return cli_usage_error(&s_spec, "--seconds wants a positive number");
+  }
+  unsigned long colour = 0x808080;
+  if (colour_s) {
+    char *end;
+    colour = strtoul(colour_s + (colour_s[0] == '#'), &end, 16);
+    if (*end || colour > 0xffffff) return cli_usage_error(&s_spec, "--colour wants six hex digits, RRGGBB");
+  }
+  const char *keydir = cli_opt(&s_spec, &args, "keys");
+  const char *server_key = cli_opt(&s_spec, &args, "server-key");
+  if (!keydir != !server_key) return cli_usage_error(&s_spec, "--keys and --server-key go together");
+
+  char err[512];
+  s_state st;
+  memset(&st, 0, sizeof st);
+  st.quiet = quiet;
+  rc = cli_mirror_new(file, quiet, &st.mirror, err, sizeof err);
+  if (rc == -2) return cli_usage_error(&s_spec, "%s", err);
+  if (rc) return cli_fail(s_spec.name, "%s", err);
+
+  ens_keypair keys;
+  char server_pub[ENS_KEY_LEN + 1];
+  if (keydir && (ens_keypair_read(keydir, &keys) || ens_public_key_read(server_key, server_pub))) {
+    cli_mirror_free(st.mirror);
+    return cli_fail(s_spec.name, "%s", ens_error_last());
+  }
+  ens_session_opts o;
+  memset(&o, 0, sizeof o);
+  if (keydir) {
+    o.server_key = server_pub;
+    o.public_key = keys.public_key;
+    o.secret_key = keys.secret_key;
+  }
+  o.endpoint = args.args[0];
+  o.name = name ? name : "join";
+  o.colour = (uint32_t)colour;
+  o.on_event = s_event;
+  o.user = &st;
+  ens_session *s;
+  rc = ens_session_new(&o, &s);
+  if (keydir) memset(keys.secret_key, 0, sizeof keys.secret_key);
+  if (rc) {
+    cli_mirror_free(st.mirror);
+    return cli_fail(s_spec.name, "%s", ens_error_last());
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = s_on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int status = CLI_OK, kind_checked = 0;
+  while (!s_stop && !st.failed) {
+    /* short polls: the file's events are looked at between them */
+    if ((rc = ens_session_poll(s, 20)) != 0) {
+      status = cli_fail(s_spec.name, "%s", ens_error_last());
+      break;
+    }
+    if (!kind_checked && ens_session_doc(s)) {
+      const char *kind = ens_doc_kind(ens_session_doc(s));
+      if (strcmp(kind, cli_mirror_doc_kind(st.mirror)) != 0) {
+        status = cli_fail(s_spec.name, "the session holds a document of kind \"%s\", not one for %s", kind, file);
+        break;
+      }
+      kind_checked = 1;
+    }
+    if (cli_mirror_step(st.mirror, s, err, sizeof err)) {
+      status = cli_fail(s_spec.name, "%s", err);
+      break;
+    }
+    if (limit > 0 && s_elapsed(&t0) >= limit) break;
+  }
+  if (st.failed) status = CLI_FAIL;
+  ens_doc *doc = ens_session_doc(s);
+  if (status == CLI_OK && doc) {
+    /* a save made just before the stop is still sent, and given a moment
+     * to become durable */
+    cli_mirror_flush(st.mirror, s);
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    while (ens_session_pending(s) > 0 && s_elapsed(&t1) < 3.0)
+      if (ens_session_poll(s, 20) != 0) break;
+    if (ens_session_pending(s) > 0)
+      fprintf(stderr, "ensemble join: %zu changes not acknowledged by the server at the stop\n", ens_session_pending(s));
+    doc = ens_session_doc(s);
+  }
+  if (!doc) {
+    fprintf(stderr, "ensemble join: never joined %s\n", args.args[0]);
+    status = CLI_FAIL;
+  } else {
+    printf("seq %llu hash %016llx objects %zu\n", (unsigned long long)ens_session_seq(s),
+           (unsigned long long)ens_doc_hash(doc), ens_doc_count(doc));
+  }
+  ens_session_free(s);
+  cli_mirror_free(st.mirror);
+  return status;
+}
