@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -216,12 +217,21 @@ typedef struct {
 static void s_progress(s_demo *d, s_ticker *tk, const s_totals *t, int force) {
   double now = s_now(), every = d->tty ? 0.25 : 1.0;
   if (d->quiet || (!force && now - tk->last_print < every)) return;
-  if (now > tk->last_time) tk->rate = (double)(t->total.acked - tk->last_acked) / (now - tk->last_time);
-  tk->last_time = now;
-  tk->last_acked = t->total.acked;
+  /* the closing line repeats nothing a line just said */
+  if (force && !d->tty && t->total.acked == tk->last_acked) return;
+  if (now - tk->last_time >= 0.2) { /* a rate over a shorter time is noise */
+    tk->rate = (double)(t->total.acked - tk->last_acked) / (now - tk->last_time);
+    tk->last_time = now;
+    tk->last_acked = t->total.acked;
+  }
   tk->last_print = now;
   char line[256];
   demo_progress_line(line, sizeof line, now - d->t0, t->connected, d->clients, &t->total, tk->rate, &t->lat);
+  /* a line rewritten in place must not wrap: \r goes back to the start of
+   * the last row only */
+  struct winsize ws;
+  if (d->tty && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && ws.ws_col <= sizeof line)
+    line[ws.ws_col - 1] = '\0';
   if (d->tty) fprintf(stderr, "\r%s\033[K", line);
   else fprintf(stderr, "%s\n", line);
   fflush(stderr);

@@ -14,7 +14,7 @@ void demo_progress_line(char *buf, size_t size, double elapsed, int connected, i
   char p50[32], p99[32];
   s_ms(p50, sizeof p50, demo_latency_ms(lat, 0.50));
   s_ms(p99, sizeof p99, demo_latency_ms(lat, 0.99));
-  snprintf(buf, size, "%5.1fs  %d/%d connected  %7llu acked  %5.0f txn/s  latency p50 %s p99 %s  %llu rejected  %llu undo skips",
+  snprintf(buf, size, "%5.1fs  %d/%d connected  %6llu acked  %4.0f txn/s  p50 %s  p99 %s  %llu rejected  %llu undo skips",
            elapsed, connected, clients, (unsigned long long)total->acked, rate_now, p50, p99,
            (unsigned long long)total->rejected, (unsigned long long)total->skipped);
 }
