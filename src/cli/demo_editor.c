@@ -42,6 +42,7 @@ struct demo_editor {
   size_t npts;
   int drag_left;
   double dx, dy;
+  int undoing; /* the last action was an undo: Ctrl-Z comes in runs, and a redo often follows */
 };
 
 /* --- small things ------------------------------------------------------------------ */
@@ -242,6 +243,7 @@ static void s_undo_or_redo(demo_editor *e, int redo) {
     pthread_mutex_lock(&e->mu);
     if (redo) e->counts.redos++;
     else e->counts.undos++;
+    e->undoing = !redo;
     e->counts.skipped += report.skipped;
     pthread_mutex_unlock(&e->mu);
   } else if (rc != ENS_EEMPTY) {
@@ -260,6 +262,18 @@ static void s_act(demo_editor *e) {
     return;
   }
   uint32_t r = s_below(e, 100);
+  if (e->undoing) {
+    e->undoing = 0;
+    if (r < 40 && ens_undo_undo_count(undo)) {
+      s_undo_or_redo(e, 0);
+      return;
+    }
+    if (r < 70 && ens_undo_redo_count(undo)) {
+      s_undo_or_redo(e, 1);
+      return;
+    }
+    r = s_below(e, 100);
+  }
   if (r < 40) s_start_drag(e, doc);
   else if (r < 55) s_set_width(e, doc);
   else if (r < 80 && ens_undo_undo_count(undo)) s_undo_or_redo(e, 0);
