@@ -6,7 +6,7 @@
 #include "cli.h"
 
 const cli_command cli_commands[] = {
-    {"demo", "two replicas edit a glyph together, with undo, in one process", cli_cmd_demo},
+    {"demo", "host a session on a bundled font; simulated collaborators edit it live", cli_cmd_demo},
     {"tree2snap", "convert a .tree outline into a snapshot file", cli_cmd_tree2snap},
     {"snapinfo", "describe a snapshot file: objects, kinds, hash", cli_cmd_snapinfo},
     {"info", "describe a FontForge font: glyphs, layers, size, objects", cli_cmd_info},

@@ -100,7 +100,8 @@ for cmd in $commands; do
     fi
   fi
 done
-run "demo --help" 0 "$BIN" demo --help && has "demo --help" out "--quiet" && has "demo --help" out "--sample"
+run "demo --help" 0 "$BIN" demo --help && has "demo --help" out "--seconds" && has "demo --help" out "--clients" &&
+  has "demo --help" out "--out"
 run "tree2snap --help" 0 "$BIN" tree2snap -h && has "tree2snap --help" out "--output"
 run "snapinfo --help" 0 "$BIN" snapinfo --help && has "snapinfo --help" out "--tree"
 
@@ -113,7 +114,9 @@ run "unknown global option" 2 "$BIN" --frobnicate && has "unknown global option"
 run "unknown demo option" 2 "$BIN" demo --frobnicate && has "unknown demo option" err "unknown option '--frobnicate'" &&
   has "unknown demo option" err "usage: ensemble demo"
 run "flag with a value" 2 "$BIN" demo --quiet=yes
-run "option without its value" 2 "$BIN" demo --sample
+run "option without its value" 2 "$BIN" demo --seconds
+run "demo with a bad number" 2 "$BIN" demo --seconds soon && has "demo with a bad number" err "--seconds wants a number"
+run "demo with too many clients" 2 "$BIN" demo --clients 9
 run "extra argument" 2 "$BIN" demo extra
 run "tree2snap without -o" 2 "$BIN" tree2snap "$SAMPLE"
 run "tree2snap without input" 2 "$BIN" tree2snap -o "$TMP/x.snap"
@@ -126,20 +129,45 @@ run "join into a missing directory" 1 "$BIN" join --file "$TMP/missing/x.sfd" tc
 run "join with a bad colour" 2 "$BIN" join --colour orange --file "$TMP/x.svg" tcp://127.0.0.1:9
 run "join with half the keys" 2 "$BIN" join --keys "$TMP" --file "$TMP/x.svg" tcp://127.0.0.1:9
 
-# --- the demo ------------------------------------------------------------------
+# --- the demo: a hosted session, collaborators, convergence, the final font ------
 
-if run "demo" 0 "$BIN" demo; then
+# TMPDIR: the session log's temporary directory must be gone afterwards
+if run "demo" 0 env TMPDIR="$TMP" "$BIN" demo --seconds 1 --out "$TMP/demo.sfd"; then
   has demo out "converged"
   lacks demo out "DIVERGED"
-  lacks demo out "EXPECTATION FAILED"
-  has demo out "nothing"            # the local-only steps sent nothing
-  has demo out "skipped: width"     # bob's newer width survived alice's undo
-  has demo out '"label": "Move point"'
+  has demo out "3 (Ada, Bram, Chen), 3 connected at the end"
+  has demo out "transactions  *[1-9][0-9]* committed"
+  has demo out "latency  *commit to acknowledgement p50 "
+  has demo out "read back: the same font"
+  has demo err "3/3 connected" # a progress line per second when not on a terminal
+  checks=$((checks + 1))
+  [ -s "$TMP/demo.sfd" ] || fail "demo wrote no $TMP/demo.sfd"
+  run "info of the demo's font" 0 "$BIN" info "$TMP/demo.sfd" && has "info of the demo's font" out "glyphs *618$"
+  # FontForge itself opens the result, where its Python module is installed
+  if /usr/bin/python3 -c 'import fontforge' 2>/dev/null; then
+    run "FontForge opens the demo's font" 0 /usr/bin/python3 -c \
+      'import fontforge, sys; f = fontforge.open(sys.argv[1]); print(len(list(f.glyphs())))' "$TMP/demo.sfd" &&
+      has "FontForge opens the demo's font" out "^618$"
+  fi
 fi
-if run "demo --quiet" 0 "$BIN" demo --quiet --sample "$SAMPLE"; then
-  has "demo --quiet" out "converged"
-  lacks "demo --quiet" out "Move point"
+if run "demo --json" 0 env TMPDIR="$TMP" "$BIN" demo --seconds 0.5 --clients 2 --quiet --json --out "$TMP/demo2.sfd"; then
+  has "demo --json" out '"converged":true'
+  has "demo --json" out '"clients":2,'
+  lacks "demo --json" out "Report"
+  checks=$((checks + 1))
+  [ -s "$TMP/demo2.sfd" ] || fail "demo --json wrote no $TMP/demo2.sfd"
 fi
+run "demo into a missing directory" 1 env TMPDIR="$TMP" "$BIN" demo --seconds 0.5 --out "$TMP/no/such/dir/x.sfd" &&
+  has "demo into a missing directory" err "no such directory"
+printf 'not a font\n' >"$TMP/notafont.sfd"
+run "demo with a malformed font" 1 env TMPDIR="$TMP" "$BIN" demo --font "$TMP/notafont.sfd" --out "$TMP/x.sfd" &&
+  has "demo with a malformed font" err "notafont.sfd: line 1: "
+printf 'SplineFontDB: 3.2\nFontName: x\nBeginChars: 0 0\nEndChars\nEndSplineFont\n' >"$TMP/noglyph.sfd"
+run "demo with a font without glyphs" 1 env TMPDIR="$TMP" "$BIN" demo --font "$TMP/noglyph.sfd" --out "$TMP/x.sfd" &&
+  has "demo with a font without glyphs" err "no glyph"
+for left in "$TMP"/ensemble-demo-*; do
+  [ -e "$left" ] && fail "the demo left its session directory behind: $left"
+done
 
 # --- tree2snap and snapinfo round trip ------------------------------------------
 
@@ -203,11 +231,6 @@ for case in indentation:3 indented-first:1 tab:2 unterminated:2 unknown-value:3 
   run "malformed $file" 1 "$BIN" tree2snap "$bad/$file" -o "$TMP/bad.snap" && has "malformed $file" err "$file:$line: "
 done
 [ -e "$TMP/bad.snap" ] && fail "a malformed .tree file produced a snapshot"
-run "demo with a malformed sample" 1 "$BIN" demo --sample "$bad/unknown-value.tree" &&
-  has "demo with a malformed sample" err "unknown-value.tree:3: "
-printf 'layer name="no glyph here"\n' >"$TMP/noglyph.tree"
-run "demo with a sample without a glyph" 1 "$BIN" demo --sample "$TMP/noglyph.tree" &&
-  has "demo with a sample without a glyph" err "no glyph"
 
 # --- SVG: info and cat tell a drawing from a font --------------------------------
 cat >"$TMP/d.svg" <<'SVG'
