@@ -152,9 +152,11 @@ typedef enum {
   ENS_SESSION_FAILED = 8,       /* the server refused us for good (code, message): another
                                    protocol version (1), or our key (9) */
   ENS_SESSION_ACKED = 9,        /* one of ours is durable on the server: ctn, seq */
-  ENS_SESSION_DROPPED = 10      /* one of ours (ctn, seq, label) was applied without `dropped`
+  ENS_SESSION_DROPPED = 10,     /* one of ours (ctn, seq, label) was applied without `dropped`
                                    of its operations: they edit what a collaborator had deleted
                                    by then; the rest stands (its ACKED follows) */
+  ENS_SESSION_LANDED = 11       /* a collaborator's transaction was applied here: seq, site,
+                                   ctn, label, ops, and committed_us when its author said when */
 } ens_session_event_kind;
 
 typedef struct {
@@ -168,8 +170,13 @@ typedef struct {
   uint64_t seq;        /* ACKED: its place in the server's order */
   int code;            /* REJECTED: a negative ENS_E code; FAILED: the protocol's code */
   const char *message; /* why */
-  const char *label;   /* REJECTED, DROPPED: the transaction's label */
+  const char *label;   /* REJECTED, DROPPED, LANDED: the transaction's label */
   size_t dropped;      /* DROPPED: how many operations were left out */
+  size_t ops;          /* LANDED: its operations */
+  /* LANDED: when its author committed it, microseconds since 1970 on the
+   * author's clock (so a latency across machines is only as good as their
+   * clocks agree); 0 when unknown (a catch-up entry, an older client) */
+  uint64_t committed_us;
 } ens_session_event;
 
 typedef void (*ens_session_event_fn)(ens_session *session, const ens_session_event *event, void *user);

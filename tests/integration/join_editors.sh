@@ -149,6 +149,12 @@ cp "$FONT" "$TMP/font/font.sfd" && chmod u+w "$TMP/font/font.sfd"
 start_server "$TMP/font/font.sfd"
 A=$TMP/fa/font.sfd
 B=$TMP/fb/font.sfd
+# a watcher for the whole FontForge part: every save lands as one
+# transaction, named by its author, with a latency
+"$BIN" watch --json --name watcher "$endpoint" >"$TMP/watch.json" 2>"$TMP/watch.err" &
+watch_pid=$!
+PIDS="$PIDS $watch_pid"
+wait_for "watch --json connects" grep -q '"event": "connected"' "$TMP/watch.json"
 start_join fa "$A"
 start_join fb "$B"
 check "both mirrors hold the served font byte for byte" cmp -s "$A" "$FONT"
@@ -176,6 +182,12 @@ check "A sent each of its two saves once" [ "$(sent_count "$TMP/fa.out")" -eq 2 
 
 "$BIN" watch --seconds 2 "$endpoint" >"$TMP/fw.out" 2>"$TMP/fw.err"
 server=$(last_hash "$TMP/fw.out")
+kill -TERM "$watch_pid"
+wait "$watch_pid"
+check "watch --json saw the three saves land, each with its author and a latency" \
+  [ "$(grep -c '"event": "txn", .*"label": "Saved by editor", .*"latency_ms": [0-9.]*}' "$TMP/watch.json")" -eq 3 ]
+check "watch --json named the mirrors' authors" grep -q '"event": "txn", "seq": 1, "site": [0-9]*, "name": "fa"' "$TMP/watch.json"
+check "watch --json stopped at seq 3" grep -q '"event": "stopped", "seq": 3' "$TMP/watch.json"
 stop fa
 ha=$hash
 stop fb

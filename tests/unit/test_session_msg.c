@@ -23,8 +23,8 @@ static ens__msg s_sample(int type) {
   case ENS_MSG_HELLO: m.vmin = 1; m.vmax = 3; memset(m.client, 0xab, sizeof m.client); m.epoch = 0x1234567890abcdefULL; m.seq = 77; break;
   case ENS_MSG_WELCOME: m.version = 1; m.epoch = 9; m.site = ENS_SITE_MAX; m.seq = 1u << 20; m.ctn = 4; m.mode = 1; m.window = 64; m.heartbeat_ms = 500; m.max_message = ENS_MAX_MESSAGE; break;
   case ENS_MSG_SNAPSHOT: m.seq = 10; m.index = 2; m.count = 3; m.bytes = bytes; m.nbytes = sizeof bytes; break;
-  case ENS_MSG_ENTRY: m.seq = 11; m.site = 2; m.ctn = 5; m.bytes = bytes; m.nbytes = sizeof bytes; break;
-  case ENS_MSG_TXN: m.ctn = 6; m.bytes = bytes; m.nbytes = sizeof bytes; break;
+  case ENS_MSG_ENTRY: m.seq = 11; m.site = 2; m.ctn = 5; m.bytes = bytes; m.nbytes = sizeof bytes; m.time_us = 1796300000123456ULL; m.has_time = 1; break;
+  case ENS_MSG_TXN: m.ctn = 6; m.bytes = bytes; m.nbytes = sizeof bytes; m.time_us = 1796300000654321ULL; m.has_time = 1; break;
   case ENS_MSG_ACK: m.ctn = 6; m.seq = 12; break;
   case ENS_MSG_REJECT: m.ctn = 7; m.code = 4; m.text = "op 0 (move 0x5): cycle"; m.ntext = strlen(m.text); break;
   case ENS_MSG_PRESENCE: m.site = 3; m.text = "Ada"; m.ntext = 3; m.colour = 0xff8800; m.sel = s_sel; m.nsel = 3; break;
@@ -39,6 +39,7 @@ static ens__msg s_sample(int type) {
 static void s_assert_same(const ens__msg *a, const ens__msg *b) {
   assert_int_equal(a->type, b->type);
   assert_true(a->received == b->received && a->has_received == b->has_received);
+  assert_true(a->time_us == b->time_us && a->has_time == b->has_time);
   assert_true(a->vmin == b->vmin && a->vmax == b->vmax && a->version == b->version && a->epoch == b->epoch);
   assert_true(a->seq == b->seq && a->site == b->site && a->ctn == b->ctn && a->mode == b->mode);
   assert_true(a->window == b->window && a->heartbeat_ms == b->heartbeat_ms && a->max_message == b->max_message);
@@ -211,12 +212,40 @@ static void test_encoder_refuses_what_decoder_would(void **state) {
   ens__buf_free(&b2);
 }
 
+/* A change's time is optional too: a txn or entry without it (an older
+ * peer, a catch-up entry) decodes and encodes back as it came. */
+static void test_change_time_is_optional(void **state) {
+  (void)state;
+  static ens__msg back;
+  ens_buf b = ENS_BUF_INIT, again = ENS_BUF_INIT;
+  ens__mp_array(&b, 3);
+  ens__mp_uint(&b, ENS_MSG_TXN);
+  ens__mp_uint(&b, 9);
+  ens__mp_bin(&b, "\x90", 1);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+  assert_true(back.ctn == 9 && !back.has_time && back.time_us == 0);
+  assert_int_equal(ens__msg_encode(&back, &again), 0);
+  assert_true(again.len == b.len && memcmp(again.data, b.data, b.len) == 0);
+  b.len = 0;
+  ens__mp_array(&b, 6);
+  ens__mp_uint(&b, ENS_MSG_ENTRY);
+  ens__mp_uint(&b, 3);
+  ens__mp_uint(&b, 2);
+  ens__mp_uint(&b, 1);
+  ens__mp_bin(&b, "\x90", 1);
+  ens__mp_str(&b, "x", 1);
+  assert_int_not_equal(ens__msg_decode(b.data, b.len, &back), 0); /* the time is a uint */
+  ens__buf_free(&b);
+  ens__buf_free(&again);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_type_round_trips),
       cmocka_unit_test(test_a_small_ack_is_a_few_bytes),
       cmocka_unit_test(test_extra_fields_are_skipped),
       cmocka_unit_test(test_ping_received_is_optional),
+      cmocka_unit_test(test_change_time_is_optional),
       cmocka_unit_test(test_bad_messages_are_refused),
       cmocka_unit_test(test_encoder_refuses_what_decoder_would),
   };

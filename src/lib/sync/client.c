@@ -277,6 +277,8 @@ static void s_send_pending(ens_session *s) {
     m->ctn = p->ctn;
     m->bytes = p->bytes;
     m->nbytes = p->len;
+    m->time_us = p->time_us;
+    m->has_time = 1;
     if (s_send(s, m)) {
       s_drop(s, "send failed");
       return;
@@ -444,6 +446,18 @@ static int s_on_entry(ens_session *s, const ens__msg *m) {
     }
     s->seq++;
     int rc = ens__pending_remote(&s->pend, t);
+    if (rc == 0 && s->opts.on_event) {
+      ens_session_event ev;
+      memset(&ev, 0, sizeof ev);
+      ev.kind = ENS_SESSION_LANDED;
+      ev.site = (uint32_t)m->site;
+      ev.ctn = m->ctn;
+      ev.seq = m->seq;
+      ev.label = ens_txn_label(t);
+      ev.ops = ens_txn_op_count(t);
+      ev.committed_us = m->has_time ? m->time_us : 0;
+      s_event(s, &ev);
+    }
     ens_txn_free(t);
     if (rc == ENS_ENOMEM) return rc;
     if (rc) s_diverged(s, "a collaborator's change does not apply here");

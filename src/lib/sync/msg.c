@@ -73,7 +73,9 @@ int ens__msg_encode(const ens__msg *m, ens_buf *out) {
   int type = (int)m->type;
   if (type < ENS_MSG_HELLO || type > ENS_MSG_ERROR) return ens__error(ENS_EINVAL, "unknown message type %d", type);
   int n = s_nfields(type);
-  int extra = type == ENS_MSG_PING && m->has_received; /* ping's optional received */
+  /* optional additions within version 1: ping's received, a change's time */
+  int extra = (type == ENS_MSG_PING && m->has_received) ||
+              ((type == ENS_MSG_TXN || type == ENS_MSG_ENTRY) && m->has_time);
   ens__mp_array(out, (uint32_t)(n + 1 + extra));
   ens__mp_uint(out, (uint64_t)type);
   for (int i = 0; i < n; i++) {
@@ -105,7 +107,7 @@ int ens__msg_encode(const ens__msg *m, ens_buf *out) {
     default: ens__mp_uint(out, *s_num((ens__msg *)m, f)); break;
     }
   }
-  if (extra) ens__mp_uint(out, m->received);
+  if (extra) ens__mp_uint(out, type == ENS_MSG_PING ? m->received : m->time_us);
   if (out->oom) return ens__error(ENS_ENOMEM, "out of memory encoding a %s message", ens__msg_name(type));
   return 0;
 }
@@ -211,11 +213,15 @@ int ens__msg_decode(const void *data, size_t len, ens__msg *m) {
     default: *s_num(m, f) = ens__mp_read_uint(&r); break;
     }
   }
-  /* additions within version 1, optional: ping's received */
+  /* additions within version 1, optional: ping's received, a change's time */
   uint32_t i = (uint32_t)nf + 1;
   if (type == ENS_MSG_PING && i < n && !r.err) {
     m->received = ens__mp_read_uint(&r);
     m->has_received = !r.err;
+    i++;
+  } else if ((type == ENS_MSG_TXN || type == ENS_MSG_ENTRY) && i < n && !r.err) {
+    m->time_us = ens__mp_read_uint(&r);
+    m->has_time = !r.err;
     i++;
   }
   /* later minor additions: extra fields are skipped, not understood */

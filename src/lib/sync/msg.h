@@ -57,6 +57,7 @@ enum {
  *   presence  site text(=name) colour sel
  *   bye       site
  *   ping      token received (optional: bytes this connection has received)
+ *   txn, entry also time_us (optional: the author's clock at commit)
  *   pong      token seq(=head)
  *   error     code text(=message) */
 typedef struct {
@@ -65,6 +66,11 @@ typedef struct {
   uint64_t index, count, code, colour, token;
   uint64_t received; /* ping: a field added after version 1's first layout, absent from older clients */
   int has_received;
+  /* txn and entry: when the author committed it, microseconds since 1970
+   * on the author's clock; a later addition within version 1, absent
+   * from older peers and from entries sent in catch-up */
+  uint64_t time_us;
+  int has_time;
   unsigned char client[ENS_CLIENT_ID_LEN];
   const unsigned char *bytes; /* borrowed */
   size_t nbytes;

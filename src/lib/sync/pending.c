@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../model/doc.h"
 #include "../txn/ops.h"
@@ -57,6 +58,9 @@ int ens__pending_push(ens__pending *q, uint64_t ctn, const ens_txn *txn, const e
   memset(&p, 0, sizeof p);
   p.ctn = ctn;
   p.stamp = q->doc ? q->doc->clock : 0;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  p.time_us = (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
   int rc = s_copy(txn, &p.txn, &p.bytes, &p.len);
   if (rc == 0 && inverse) rc = s_copy(inverse, &p.inv, NULL, NULL);
   if (rc) {

@@ -25,6 +25,7 @@ typedef struct {
   int sent;
   uint64_t stamp; /* document clock after its last apply: names its undo step */
   size_t dropped; /* operations its last apply left out (edits of what a collaborator deleted) */
+  uint64_t time_us; /* when it was committed: microseconds since 1970 (sent with it) */
 } ens__pend;
 
 typedef struct {

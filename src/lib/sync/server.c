@@ -74,6 +74,7 @@ typedef struct {
   int reject;
   s_client *client;
   uint64_t ctn, seq;
+  uint64_t time_us; /* accepted: the author's commit time, 0 when it did not say */
   unsigned char *txn; /* accepted: the bytes, owned */
   size_t len;
   int code;
@@ -334,6 +335,8 @@ static int s_flush(ens_server *s) {
     m.ctn = o->ctn;
     m.bytes = o->txn;
     m.nbytes = o->len;
+    m.time_us = o->time_us;
+    m.has_time = o->time_us != 0;
     s->scratch2.len = 0;
     if (ens__msg_encode(&m, &s->scratch2)) continue;
     for (size_t k = 0; k < s->npeers; k++) {
@@ -417,6 +420,7 @@ static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
   o.client = c;
   o.ctn = m->ctn;
   o.seq = ++s->applied;
+  o.time_us = m->has_time ? m->time_us : 0;
   if (kept_bytes) {
     o.len = kept_len;
     o.txn = kept_bytes;
