@@ -408,10 +408,14 @@ enum { PIN_HIDE = 1, PIN_FORCE = 2 };
  * *negative), -1 when the segment has no such line. */
 static int s_segment_gid(ens__sfd_wctx *w, const char *t, size_t n, int64_t *negative) {
   const char *p = t, *e = t + n;
-  while (p < e) {
+  while (p < e) { /* entry by entry, as s_merge_text goes: a keyed line is an entry of one line */
+    uint32_t nl;
+    size_t len = ens__sfd_entry(p, e, &nl);
+    if (!len) len = (size_t)(e - p);
     ens__sfd_line ln;
     ens__sfd_line_at(p, e, &ln);
-    p = ln.next;
+    p += len;
+    if (nl != 1) continue;
     const ens__sfd_keyspec *ks = ens__sfd_find_key(ens__sfd_glyph_keys, ens__sfd_glyph_nkeys, ln.s, ln.n);
     if (!ks || ks->vt != S_V_ENC) continue;
     ens__sfd_val got[3];
