@@ -22,9 +22,9 @@ static void s_free_item(ens__pend *p) {
 
 void ens__pending_clear(ens__pending *q) {
   for (size_t i = 0; i < q->n; i++) s_free_item(&q->items[i]);
-  free(q->items);
-  q->items = NULL;
-  q->n = q->cap = 0;
+  free(q->mem);
+  q->items = q->mem = NULL;
+  q->n = q->off = q->cap = 0;
 }
 
 /* A transaction copied through its wire form: there is no other deep copy,
@@ -45,11 +45,19 @@ static int s_copy(const ens_txn *t, ens_txn **out, unsigned char **bytes, size_t
 }
 
 int ens__pending_push(ens__pending *q, uint64_t ctn, const ens_txn *txn, const ens_txn *inverse) {
-  if (q->n == q->cap) {
+  if (q->off + q->n == q->cap && q->off >= q->n) {
+    /* at least half the room is the gap before the head: close it, at a
+     * cost of at most one move per item taken off since the last one */
+    memmove(q->mem, q->items, q->n * sizeof *q->items);
+    q->items = q->mem;
+    q->off = 0;
+  }
+  if (q->off + q->n == q->cap) {
     size_t cap = q->cap ? q->cap * 2 : 32;
-    ens__pend *n = realloc(q->items, cap * sizeof *n);
+    ens__pend *n = realloc(q->mem, cap * sizeof *n);
     if (!n) return ens__error(ENS_ENOMEM, "out of memory queueing a transaction");
-    q->items = n;
+    q->mem = n;
+    q->items = n + q->off;
     q->cap = cap;
   }
   ens__pend p;
@@ -101,8 +109,13 @@ static void s_on(ens__pending *q, size_t from) {
 
 static void s_pop(ens__pending *q) {
   s_free_item(&q->items[0]);
-  memmove(q->items, q->items + 1, (q->n - 1) * sizeof *q->items);
+  q->items++;
+  q->off++;
   q->n--;
+  if (!q->n) {
+    q->items = q->mem;
+    q->off = 0;
+  }
 }
 
 int ens__pending_accept_head(ens__pending *q) {

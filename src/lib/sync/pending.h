@@ -28,8 +28,13 @@ typedef struct {
 typedef struct {
   ens_doc *doc;   /* borrowed */
   ens_undo *undo; /* borrowed; its steps follow the queue's (undo_int.h) */
-  ens__pend *items;
-  size_t n, cap;
+  ens__pend *items; /* the queue: items[0] is the oldest; points into mem */
+  size_t n;
+  /* items starts off entries into mem: taking the head off only moves the
+   * pointer, as a memmove of the whole queue per ack cost more than the
+   * rest of the ack when many are pending; the gap is closed on push */
+  ens__pend *mem;
+  size_t off, cap;
   int rebasing; /* applies made by the queue itself: not new local changes */
 } ens__pending;
 
