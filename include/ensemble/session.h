@@ -83,7 +83,7 @@ typedef struct {
   uint32_t checkpoint_every;   /* entries between checkpoints; default 1000 */
   uint32_t log_keep;           /* entries kept before a checkpoint for catch-up; default 10000 */
   uint32_t heartbeat_ms;       /* clients ping this often; default 500 */
-  uint32_t window;             /* unacknowledged transactions per client; default 64 */
+  uint32_t window;             /* unacknowledged transactions per client; default 256 */
   /* Bytes sent to one client and not yet read by it (it says in its pings)
    * beyond the snapshot it joined with; a client further behind is told
    * (error 5) and dropped. Default 64 MiB. */
