@@ -6,7 +6,14 @@
  * (the bytes are in the OS) but not against a power cut, and an ack is a
  * promise against both. The cost, one fsync per COMMIT, is paid once per
  * group: the server puts every transaction it drained from the socket in
- * one poll round into one COMMIT. */
+ * one poll round into one COMMIT.
+ *
+ * Locking: exclusive. The store has one writer, the server that opened it,
+ * and nothing reads it beside that server; exclusive locking keeps the WAL
+ * index in the process's memory and takes the file lock once, where shared
+ * locking paid about six fcntl calls per COMMIT (a third of a group
+ * commit's CPU on tmpfs). A second server opening the same store waits for
+ * the busy timeout and fails, as it should. */
 #include "store.h"
 
 #include <sqlite3.h>
@@ -110,7 +117,9 @@ int ens__store_open(const char *path, ens__store **out) {
     goto fail;
   }
   sqlite3_busy_timeout(s->db, 5000);
-  if ((rc = s_exec(s, "PRAGMA journal_mode = WAL")) || (rc = s_exec(s, "PRAGMA synchronous = FULL")) ||
+  /* exclusive before WAL, so that the WAL index never goes to shared memory */
+  if ((rc = s_exec(s, "PRAGMA locking_mode = EXCLUSIVE")) || (rc = s_exec(s, "PRAGMA journal_mode = WAL")) ||
+      (rc = s_exec(s, "PRAGMA synchronous = FULL")) ||
       (rc = s_exec(s, "BEGIN IMMEDIATE")) ||
       (rc = s_exec(s, "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
                       "CREATE TABLE IF NOT EXISTS log(seq INTEGER PRIMARY KEY, site INTEGER NOT NULL,"
