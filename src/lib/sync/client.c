@@ -568,7 +568,10 @@ int ens_session_poll(ens_session *s, int timeout_ms) {
       if (rc) return rc;
       if (s->sock && s->state != S_HELLO && s->received - s->reported >= REPORT_EVERY) s_ping(s);
     }
-    s_monitor_read(s); /* after the messages: an error the server sent before closing comes first */
+    /* after the messages: an error the server sent before closing comes
+     * first; and only when the poll saw an event, as an empty read costs a
+     * syscall on every round trip */
+    if (items[1].revents & ZMQ_POLLIN) s_monitor_read(s);
   } else if (timeout_ms > 0) {
     zmq_poll(NULL, 0, timeout_ms);
   }
