@@ -40,7 +40,7 @@ typedef struct {
   unsigned char id[ENS_CLIENT_ID_LEN];
   uint32_t site;
   uint64_t last_ctn; /* decided: accepted or rejected, durable or in the open group */
-  int dirty;         /* last_ctn changed in the open group */
+  int dirty;         /* its record changed in the open group: a new site, or last_ctn */
   char owner[65];    /* the key name that first said hello with this id (since the server started) */
 } s_client;
 
@@ -89,6 +89,7 @@ struct ens_server {
   size_t npeers;
   s_out *out;
   size_t nout, capout;
+  size_t ndirty; /* clients whose record the open group must write */
   ens_buf scratch, scratch2;
   pthread_t thread;
   int running;
@@ -127,6 +128,11 @@ static int s_client_add(ens_server *s, const unsigned char *id, uint32_t site, u
 
 static int s_load_client(const unsigned char *id, uint32_t site, uint64_t last_ctn, void *user) {
   return s_client_add(user, id, site, last_ctn, NULL);
+}
+
+static void s_dirty(ens_server *s, s_client *c) {
+  if (!c->dirty) s->ndirty++;
+  c->dirty = 1;
 }
 
 static s_peer *s_peer_find(ens_server *s, const void *rid, size_t len) {
@@ -279,7 +285,7 @@ static void s_out_clear(ens_server *s) {
  * failed commit is fatal: the document holds changes the store does not. */
 static int s_flush(ens_server *s) {
   for (size_t i = 0; i < s->npeers; i++) s->peers[i]->group_txns = 0;
-  if (!s->nout) return 0;
+  if (!s->nout && !s->ndirty) return 0;
   int rc = ens__store_begin(s->store);
   uint64_t seq = s->head;
   for (size_t i = 0; i < s->nout && !rc; i++) {
@@ -289,13 +295,14 @@ static int s_flush(ens_server *s) {
     rc = ens__store_append(s->store, &e);
     seq = o->seq;
   }
-  for (size_t i = 0; i < s->nclients && !rc; i++)
+  for (size_t i = 0; i < s->nclients && s->ndirty && !rc; i++)
     if (s->clients[i]->dirty) rc = ens__store_set_client(s->store, s->clients[i]->id, s->clients[i]->site, s->clients[i]->last_ctn);
   if (!rc) rc = ens__store_commit(s->store);
   else ens__store_rollback(s->store);
   if (rc) return ens__error_prefix(rc, "the log could not be written; the server stops: ");
   s->head = seq;
-  for (size_t i = 0; i < s->nclients; i++) s->clients[i]->dirty = 0;
+  for (size_t i = 0; i < s->nclients && s->ndirty; i++) s->clients[i]->dirty = 0;
+  s->ndirty = 0;
 
   static _Thread_local ens__msg m;
   for (size_t i = 0; i < s->nout; i++) {
@@ -344,7 +351,7 @@ static int s_reject(ens_server *s, s_client *c, uint64_t ctn, int code, const ch
   o.reason = strdup(why);
   if (!o.reason) return ens__error(ENS_ENOMEM, "out of memory rejecting");
   c->last_ctn = ctn;
-  c->dirty = 1;
+  s_dirty(s, c);
   return s_out_push(s, &o);
 }
 
@@ -375,7 +382,7 @@ static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
   if (!o.txn) return ens__error(ENS_ENOMEM, "out of memory keeping a transaction");
   memcpy(o.txn, m->bytes, o.len);
   c->last_ctn = m->ctn;
-  c->dirty = 1;
+  s_dirty(s, c);
   return s_out_push(s, &o);
 }
 
@@ -428,8 +435,7 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
     s_send_error_rid(s, rid, rid_len, ENS_PERR_VERSION, why);
     return 0;
   }
-  int rc = s_flush(s);
-  if (rc) return rc;
+  int rc;
   s_client *c = s_client_find(s, m->client);
   if (!c) {
     if (s->next_site > ENS_SITE_MAX) {
@@ -437,11 +443,14 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
       return 0;
     }
     if ((rc = s_client_add(s, m->client, s->next_site, 0, &c))) return rc;
-    /* the site must outlive a crash before the client's first change */
-    if ((rc = ens__store_begin(s->store)) || (rc = ens__store_set_client(s->store, c->id, c->site, 0)) ||
-        (rc = ens__store_commit(s->store)))
-      return ens__error_prefix(rc, "the log could not be written; the server stops: ");
+    /* the site must outlive a crash before the client's first change: it
+     * goes into the group committed just below, so that a join costs one
+     * fsync, not two */
+    s_dirty(s, c);
   }
+  /* the open group is committed (and its replies sent) before the
+   * catch-up, so that the catch-up ends where live traffic begins */
+  if ((rc = s_flush(s))) return rc;
   /* with keys, a client id belongs to the key that used it first: another
    * key cannot take over its session (or its site and numbering) */
   if (user && user[0]) {
