@@ -23,7 +23,7 @@
  *            $ENSEMBLE_CORPUS/sfd/dejavu/ (default ../shared/corpus); the
  *            figure is skipped, with a line saying so, without it.
  *
- *   bench_session [--quick] [--only rtt|durable|fanout|join]
+ *   bench_session [--quick] [--only rtt|rtt1|durable|fanout|join]
  *
  * prints one JSON object per line (bench/report_session.mjs reads them). */
 #include <pthread.h>
@@ -556,16 +556,17 @@ int main(int argc, char **argv) {
     if (strcmp(argv[i], "--quick") == 0) s_quick = 1;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else {
-      fprintf(stderr, "usage: bench_session [--quick] [--only rtt|durable|fanout|join]\n");
+      fprintf(stderr, "usage: bench_session [--quick] [--only rtt|rtt1|durable|fanout|join]\n");
       return 2;
     }
   }
   size_t q = s_quick ? 10 : 1;
   size_t msg_bytes = s_txn_message_size();
   static const int ks[] = {1, 4, 16};
-  if (!only || strcmp(only, "rtt") == 0)
+  int k1 = only && strcmp(only, "rtt1") == 0; /* K = 1 alone, for quick comparisons */
+  if (!only || strcmp(only, "rtt") == 0 || k1)
     for (int curve = 0; curve <= 1; curve++)
-      for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+      for (size_t i = 0; i < (k1 ? 1 : sizeof ks / sizeof *ks); i++) {
         size_t rounds = (ks[i] == 1 ? 5000 : ks[i] == 4 ? 2000 : 600) / q;
         s_rtt(0, curve, ks[i], rounds, msg_bytes);
         s_rtt(1, curve, ks[i], rounds, msg_bytes);
