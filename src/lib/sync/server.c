@@ -90,6 +90,12 @@ struct ens_server {
   s_out *out;
   size_t nout, capout;
   size_t ndirty; /* clients whose record the open group must write */
+  /* The latest snapshot encoded (at a checkpoint, a load or a join) and
+   * its seq: joiners at the same head are sent it as it is, as encoding a
+   * large document (a 4.9 MB font) costs tens of milliseconds per join. */
+  unsigned char *snap;
+  size_t snap_len;
+  uint64_t snap_seq;
   ens_buf scratch, scratch2;
   pthread_t thread;
   int running;
@@ -406,11 +412,26 @@ static int s_send_entry(const ens__entry *e, void *user) {
   return s_send_msg(c->s, c->p, &m) ? 1 : 0;
 }
 
+/* Keeps snap (owned from now on) as the snapshot at seq. */
+static void s_snap_keep(ens_server *s, unsigned char *snap, size_t len, uint64_t seq) {
+  ens_free(s->snap);
+  s->snap = snap;
+  s->snap_len = len;
+  s->snap_seq = seq;
+}
+
 static int s_send_snapshot(ens_server *s, s_peer *p) {
-  unsigned char *snap;
-  size_t len;
-  int rc = ens_snapshot_encode(s->doc, &snap, &len);
-  if (rc) return rc;
+  /* the document is the head's (a hello commits the open group first),
+   * so a snapshot kept at the head's seq is this document's */
+  if (!s->snap || s->snap_seq != s->head) {
+    unsigned char *fresh;
+    size_t n;
+    int rc = ens_snapshot_encode(s->doc, &fresh, &n);
+    if (rc) return rc;
+    s_snap_keep(s, fresh, n, s->head);
+  }
+  const unsigned char *snap = s->snap;
+  size_t len = s->snap_len;
   size_t count = len ? (len + ENS_SNAPSHOT_CHUNK - 1) / ENS_SNAPSHOT_CHUNK : 1;
   static _Thread_local ens__msg m;
   for (size_t i = 0; i < count && !p->dead; i++) {
@@ -423,7 +444,6 @@ static int s_send_snapshot(ens_server *s, s_peer *p) {
     m.nbytes = i + 1 < count ? ENS_SNAPSHOT_CHUNK : len - i * ENS_SNAPSHOT_CHUNK;
     s_send_msg(s, p, &m);
   }
-  ens_free(snap);
   return 0;
 }
 
@@ -627,8 +647,11 @@ int ens_server_checkpoint(ens_server *s) {
   size_t len;
   if ((rc = ens_snapshot_encode(s->doc, &snap, &len))) return rc;
   rc = ens__store_checkpoint(s->store, s->head, snap, len, s->opts.log_keep);
-  ens_free(snap);
-  if (rc) return rc;
+  if (rc) {
+    ens_free(snap);
+    return rc;
+  }
+  s_snap_keep(s, snap, len, s->head);
   s->checkpoint_seq = s->head;
   if (s->opts.on_checkpoint) s->opts.on_checkpoint(s->doc, s->head, s->opts.user);
   return 0;
@@ -746,13 +769,17 @@ static int s_load(ens_server *s) {
       rc = s->doc ? ens_snapshot_encode(s->doc, &snap, &len) : ENS_ENOMEM;
     }
     if (rc == 0) rc = ens__store_checkpoint(s->store, 0, snap, len, 0);
-    ens_free(snap);
+    if (rc == 0) s_snap_keep(s, snap, len, 0);
+    else ens_free(snap);
     return rc;
   }
   if (rc) return rc;
   rc = ens_snapshot_decode(snap, len, &s->doc);
-  ens_free(snap);
-  if (rc) return ens__error_prefix(rc, "store checkpoint: ");
+  if (rc) {
+    ens_free(snap);
+    return ens__error_prefix(rc, "store checkpoint: ");
+  }
+  s_snap_keep(s, snap, len, cp);
   s->checkpoint_seq = cp;
   s_replay r = {s->doc, 0};
   rc = ens__store_read(s->store, cp + 1, ens__store_head(s->store), s_replay_entry, &r);
@@ -923,5 +950,6 @@ void ens_server_free(ens_server *s) {
   free(s->clients);
   ens__buf_free(&s->scratch);
   ens__buf_free(&s->scratch2);
+  ens_free(s->snap);
   free(s);
 }
