@@ -45,7 +45,7 @@ static int s_copy(const ens_txn *t, ens_txn **out, unsigned char **bytes, size_t
 }
 
 int ens__pending_push(ens__pending *q, uint64_t ctn, const ens_txn *txn, const ens_txn *inverse) {
-  if (q->off + q->n == q->cap && q->off >= q->n) {
+  if (q->off && q->off + q->n == q->cap && q->off >= q->n) {
     /* at least half the room is the gap before the head: close it, at a
      * cost of at most one move per item taken off since the last one */
     memmove(q->mem, q->items, q->n * sizeof *q->items);
