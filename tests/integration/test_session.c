@@ -518,7 +518,7 @@ typedef struct {
 static void *s_write(void *arg) {
   s_writer *w = arg;
   uint64_t seq0 = ens_session_seq(w->s);
-  int64_t start = ens__now_ms();
+  int64_t start = ens__now_ms(), end = 0;
   while (!atomic_load(&w->stop)) {
     while (w->committed < WRITER_MAX && ens_session_pending(w->s) < 256) {
       ens_txn *t = ens_txn_new("Set", NULL);
@@ -535,9 +535,16 @@ static void *s_write(void *arg) {
       snprintf(w->err, sizeof w->err, "poll: %s", ens_error_last());
       return NULL;
     }
+    if (!end && w->committed >= WRITER_MAX && !ens_session_pending(w->s)) {
+      end = ens__now_ms(); /* the rate is over the writing, not the wait after it */
+      w->acked = ens_session_seq(w->s) - seq0;
+    }
   }
-  w->secs = (double)(ens__now_ms() - start) / 1000.0;
-  w->acked = ens_session_seq(w->s) - seq0;
+  if (!end) {
+    end = ens__now_ms();
+    w->acked = ens_session_seq(w->s) - seq0;
+  }
+  w->secs = (double)(end - start) / 1000.0;
   return NULL;
 }
 
