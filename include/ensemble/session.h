@@ -204,7 +204,8 @@ int ens_session_poll(ens_session *session, int timeout_ms);
  * replaced on RESET. Change it only through ens_session_commit, undo and
  * redo; observers may watch it. While a collaborator's change is put
  * beneath pending local ones, observers see the local ones taken off and
- * put back as ordinary applies. */
+ * put back as ordinary applies (not when all of them only set properties
+ * and it sets others only: it then applies on top, to the same result). */
 ens_doc *ens_session_doc(ens_session *session);
 ens_undo *ens_session_undo_manager(ens_session *session);
 

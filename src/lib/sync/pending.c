@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../model/doc.h"
+#include "../txn/ops.h"
 #include "../txn/undo_int.h"
 #include "../util/error.h"
 
@@ -143,8 +144,37 @@ int ens__pending_reject_head(ens__pending *q) {
   return rc;
 }
 
+/* 1 when txn only sets properties and none of them is one remote sets. */
+static int s_sets_apart(const ens_txn *txn, const ens_txn *remote) {
+  for (size_t i = 0; i < txn->nops; i++) {
+    const ens__op *a = &txn->ops[i];
+    if (a->kind != ENS_OP_SET) return 0;
+    for (size_t j = 0; j < remote->nops; j++) {
+      const ens__op *b = &remote->ops[j];
+      if (a->target == b->target && strcmp(a->str, b->str) == 0) return 0;
+    }
+  }
+  return 1;
+}
+
+/* 1 when the remote change and every pending one are property sets on
+ * different properties, all pending ones being on the document: then the
+ * remote change beneath them gives the same document, the same inverses
+ * and the same undo decisions (a step's skips look only at its own
+ * properties) as on top of them, and it goes on top. Taking them off and
+ * putting them back costs three applies per pending transaction for each
+ * remote one, which with sixteen collaborators was most of a client's
+ * time. */
+static int s_commutes(const ens__pending *q, const ens_txn *remote) {
+  for (size_t j = 0; j < remote->nops; j++)
+    if (remote->ops[j].kind != ENS_OP_SET) return 0;
+  for (size_t i = 0; i < q->n; i++)
+    if (!q->items[i].inv || !s_sets_apart(q->items[i].txn, remote)) return 0;
+  return 1;
+}
+
 int ens__pending_remote(ens__pending *q, const ens_txn *remote) {
-  if (!q->n) return ens_doc_apply(q->doc, remote, ENS_ORIGIN_REMOTE, NULL);
+  if (!q->n || s_commutes(q, remote)) return ens_doc_apply(q->doc, remote, ENS_ORIGIN_REMOTE, NULL);
   int rc = s_off(q, 0);
   q->rebasing++;
   if (!rc) rc = ens_doc_apply(q->doc, remote, ENS_ORIGIN_REMOTE, NULL);

@@ -7,9 +7,11 @@
  * change applies, they go back on. That is what keeps a remote value of a
  * property with a pending local change recorded but not shown: it is
  * applied beneath and overwritten by the local one until the ack, and
- * shown if the local one is rejected. A pending transaction that does not
- * go back on (a collaborator deleted what it edits) stays in the queue,
- * off the document, until the server decides on it. */
+ * shown if the local one is rejected. (A change that only sets properties
+ * none of the pending ones sets, when they too only set properties, gives
+ * the same result on top of them, and goes there.) A pending transaction
+ * that does not go back on (a collaborator deleted what it edits) stays in
+ * the queue, off the document, until the server decides on it. */
 #ifndef ENS_SESSION_PENDING_H
 #define ENS_SESSION_PENDING_H
 
