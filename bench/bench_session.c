@@ -1,12 +1,37 @@
-/* Sessions beside plain ZeroMQ on loopback: DEALER/ROUTER echo round trips
- * and throughput (the floor any protocol on this transport sits on), then
- * an Ensemble client's commit-to-ack round trip and transactions per
- * second through a server on its own thread, with the log on disk (fsync
- * per group commit) and on tmpfs (to show what the fsync costs). Each
- * figure with and without CurveZMQ ("_curve"), to show what encryption
- * costs.
+/* Sessions beside plain ZeroMQ on loopback, each figure with and without
+ * CurveZMQ, every Ensemble figure next to the plain-transport figure of the
+ * same shape measured in the same run (the floor any protocol on this
+ * transport sits on):
  *
- *   bench_session [--quick]      prints one JSON object per line */
+ *   rtt      K clients (K = 1, 4, 16), each on its own thread with its own
+ *            ZeroMQ context, commit one single-property transaction and wait
+ *            for its ack, over and over; beside it K DEALERs echoed by a
+ *            ROUTER thread with messages of the same size as the encoded
+ *            transaction message. p50/p99 of every round of every client.
+ *            The log is on tmpfs, so that the figure is the protocol's and
+ *            not the disk's; at K = 1 also on disk ("ensemble_disk").
+ *            Also the echo committing each drained batch to SQLite on
+ *            tmpfs before answering ("zmq_sqlite"): the floor of anything
+ *            that acknowledges after its log is durable.
+ *   durable  one client keeps its window full; acknowledged transactions per
+ *            second with the log on disk (fsync per group commit) and on
+ *            tmpfs; beside it plain SQLite (WAL, synchronous=FULL) commits
+ *            of one row per second in the same directory.
+ *   fanout   one writer keeps its window full while K = 16 receivers apply
+ *            every transaction: deliveries (transactions x receivers) per
+ *            second; beside it a ROUTER forwarding each message of a writer
+ *            to 16 DEALERs.
+ *   join     a client joins a session on DejaVuSansMono.sfd: from
+ *            ens_session_new to CONNECTED with the document. The font is
+ *            $ENSEMBLE_CORPUS/sfd/dejavu/ (default ../shared/corpus); the
+ *            figure is skipped, with a line saying so, without it.
+ *
+ *   bench_session [--quick] [--only rtt|rtt1|durable|fanout|join]
+ *
+ * prints one JSON object per line (bench/report_session.mjs reads them). */
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +40,12 @@
 #include <zmq.h>
 
 #include "ensemble.h"
+#include "sync/msg.h"
 #include "sync/net.h"
+
+#define MAXK 16
+
+static int s_quick;
 
 static int s_cmp(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -28,154 +58,609 @@ static int64_t s_now_us(void) {
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void s_report(const char *name, int64_t *lat, size_t n, double per_sec) {
-  qsort(lat, n, sizeof *lat, s_cmp);
-  printf("{\"bench\": \"%s\", \"n\": %zu, \"p50_us\": %lld, \"p99_us\": %lld, \"per_sec\": %.0f}\n", name, n,
-         (long long)lat[n / 2], (long long)lat[n * 99 / 100], per_sec);
-  fflush(stdout);
+static void s_die(const char *what) {
+  fprintf(stderr, "bench_session: %s: %s\n", what, ens_error_last());
+  exit(1);
 }
 
-/* --- plain ZeroMQ --------------------------------------------------------------- */
+/* Keys for one run: the server's pair and the clients' pair, listed. */
+typedef struct {
+  ens_keypair server, client;
+  ens_authorized_keys *list;
+} s_keys;
 
-static void s_echo(const char *name, int curve, size_t rounds, size_t burst) {
-  void *ctx = zmq_ctx_new();
-  void *router = zmq_socket(ctx, ZMQ_ROUTER), *dealer = zmq_socket(ctx, ZMQ_DEALER);
-  if (curve) { /* no ZAP handler: any client key, as the cost is the cipher's */
-    ens_keypair sk, ck;
-    int one = 1;
-    ens_keypair_generate(&sk);
-    ens_keypair_generate(&ck);
-    zmq_setsockopt(router, ZMQ_CURVE_SERVER, &one, sizeof one);
-    zmq_setsockopt(router, ZMQ_CURVE_SECRETKEY, sk.secret_key, ENS_KEY_LEN + 1);
-    zmq_setsockopt(dealer, ZMQ_CURVE_SERVERKEY, sk.public_key, ENS_KEY_LEN + 1);
-    zmq_setsockopt(dealer, ZMQ_CURVE_PUBLICKEY, ck.public_key, ENS_KEY_LEN + 1);
-    zmq_setsockopt(dealer, ZMQ_CURVE_SECRETKEY, ck.secret_key, ENS_KEY_LEN + 1);
-  }
-  char ep[256];
-  size_t eplen = sizeof ep;
-  int hwm = 0;
-  zmq_setsockopt(router, ZMQ_SNDHWM, &hwm, sizeof hwm);
-  zmq_setsockopt(router, ZMQ_RCVHWM, &hwm, sizeof hwm);
-  zmq_setsockopt(dealer, ZMQ_SNDHWM, &hwm, sizeof hwm);
-  zmq_setsockopt(dealer, ZMQ_RCVHWM, &hwm, sizeof hwm);
-  zmq_bind(router, "tcp://127.0.0.1:*");
-  zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, ep, &eplen);
-  zmq_connect(dealer, ep);
-  char msg[100] = {0}, rid[256], buf[256];
-  int64_t *lat = malloc(rounds * sizeof *lat);
-  for (size_t i = 0; i < rounds; i++) {
-    int64_t t0 = s_now_us();
-    zmq_send(dealer, msg, sizeof msg, 0);
-    int n = zmq_recv(router, rid, sizeof rid, 0);
-    zmq_recv(router, buf, sizeof buf, 0);
-    zmq_send(router, rid, (size_t)n, ZMQ_SNDMORE);
-    zmq_send(router, msg, sizeof msg, 0);
-    zmq_recv(dealer, buf, sizeof buf, 0);
-    lat[i] = s_now_us() - t0;
-  }
-  /* throughput: a burst one way, echoed back, in one thread */
-  int64_t t0 = s_now_us();
-  for (size_t i = 0; i < burst; i++) zmq_send(dealer, msg, sizeof msg, 0);
-  for (size_t i = 0; i < burst; i++) {
-    int n = zmq_recv(router, rid, sizeof rid, 0);
-    zmq_recv(router, buf, sizeof buf, 0);
-    zmq_send(router, rid, (size_t)n, ZMQ_SNDMORE);
-    zmq_send(router, msg, sizeof msg, 0);
-  }
-  for (size_t i = 0; i < burst; i++) zmq_recv(dealer, buf, sizeof buf, 0);
-  double secs = (double)(s_now_us() - t0) / 1e6;
-  s_report(name, lat, rounds, (double)burst / secs);
-  free(lat);
-  zmq_close(dealer);
-  zmq_close(router);
-  zmq_ctx_term(ctx);
+static void s_keys_make(s_keys *k) {
+  ens_keypair_generate(&k->server);
+  ens_keypair_generate(&k->client);
+  k->list = ens_authorized_keys_new();
+  ens_authorized_keys_add(k->list, k->client.public_key, "bench");
 }
 
-/* --- Ensemble --------------------------------------------------------------------- */
+static void s_curve_client(void *sock, const s_keys *k) {
+  zmq_setsockopt(sock, ZMQ_CURVE_SERVERKEY, k->server.public_key, ENS_KEY_LEN + 1);
+  zmq_setsockopt(sock, ZMQ_CURVE_PUBLICKEY, k->client.public_key, ENS_KEY_LEN + 1);
+  zmq_setsockopt(sock, ZMQ_CURVE_SECRETKEY, k->client.secret_key, ENS_KEY_LEN + 1);
+}
 
-static void s_session(const char *name, const char *dir, int curve, size_t rounds, size_t burst) {
-  char store[512];
-  snprintf(store, sizeof store, "%s/bench-session-%d.db", dir, (int)getpid());
-  unlink(store);
-  ens_doc *initial = ens_doc_new("bench", 0);
-  ens_txn *t = ens_txn_new("init", NULL);
-  ens_node *n = ens_txn_insert(t, ENS_ROOT_ID, "V", 2, "obj");
-  ens_node_set(n, "x", ens_int(0));
-  ens_doc_apply(initial, t, ENS_ORIGIN_LOCAL, NULL);
+/* The bytes of a txn message carrying a single-property set, as a client
+ * sends it: what the plain echo sends in its place. */
+static size_t s_txn_message_size(void) {
+  ens_txn *t = ens_txn_new("Set", NULL);
+  ens_txn_set(t, 2, "x", ens_int(123456));
+  unsigned char *b;
+  size_t n;
+  ens_txn_encode(t, &b, &n);
+  static ens__msg m;
+  memset(&m, 0, offsetof(ens__msg, sel_buf));
+  m.type = ENS_MSG_TXN;
+  m.ctn = 1000;
+  m.bytes = b;
+  m.nbytes = n;
+  ens_buf out = ENS_BUF_INIT;
+  ens__msg_encode(&m, &out);
+  size_t len = out.len;
+  ens__buf_free(&out);
+  ens_free(b);
   ens_txn_free(t);
+  return len;
+}
+
+/* A barrier for the client threads, so that all K start together. */
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int waiting, total;
+} s_barrier;
+
+static void s_barrier_wait(s_barrier *b) {
+  pthread_mutex_lock(&b->mu);
+  if (++b->waiting == b->total) pthread_cond_broadcast(&b->cv);
+  else
+    while (b->waiting < b->total) pthread_cond_wait(&b->cv, &b->mu);
+  pthread_mutex_unlock(&b->mu);
+}
+
+/* --- plain ZeroMQ: an echo thread and a forwarding thread ------------------------- */
+
+typedef struct {
+  void *ctx, *router;
+  char endpoint[256];
+  atomic_int stop;
+  int fanout; /* 0: echo to the sender; K: forward the writer's messages to the K others */
+  /* The echo with a durable log: each drained batch is inserted and
+   * committed (WAL, synchronous=FULL) before the echoes go out, as a
+   * group commit does. The floor of any protocol that answers after its
+   * log is durable, on this transport and this disk. */
+  sqlite3 *db;
+  sqlite3_stmt *ins;
+  char db_path[512];
+  pthread_t thread;
+} s_zserver;
+
+static void s_floor_db_open(s_zserver *z, const char *dir) {
+  snprintf(z->db_path, sizeof z->db_path, "%s/bench-echo-%d.db", dir, (int)getpid());
+  unlink(z->db_path);
+  sqlite3_open(z->db_path, &z->db);
+  sqlite3_exec(z->db, "PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+                      "CREATE TABLE log(seq INTEGER PRIMARY KEY, txn BLOB NOT NULL);",
+               NULL, NULL, NULL);
+  sqlite3_prepare_v2(z->db, "INSERT INTO log(txn) VALUES (?1)", -1, &z->ins, NULL);
+}
+
+static void s_floor_db_close(s_zserver *z) {
+  if (!z->db) return;
+  sqlite3_finalize(z->ins);
+  sqlite3_close(z->db);
+  char p[600];
+  unlink(z->db_path);
+  snprintf(p, sizeof p, "%s-wal", z->db_path);
+  unlink(p);
+  snprintf(p, sizeof p, "%s-shm", z->db_path);
+  unlink(p);
+}
+
+static void *s_zserver_run(void *arg) {
+  s_zserver *z = arg;
+  enum { BATCH = 1024 };
+  static _Thread_local unsigned char rids[BATCH][256], bufs[BATCH][512];
+  static _Thread_local int rid_len[BATCH], buf_len[BATCH];
+  unsigned char rid[256], buf[4096];
+  unsigned char peers[MAXK][256];
+  size_t npeers = 0, peer_len[MAXK];
+  zmq_pollitem_t it = {z->router, 0, ZMQ_POLLIN, 0};
+  while (!atomic_load(&z->stop)) {
+    if (zmq_poll(&it, 1, 20) <= 0) continue;
+    if (z->db) { /* drain, commit the batch, then answer it */
+      int nb = 0;
+      while (nb < BATCH) {
+        int n = zmq_recv(z->router, rids[nb], sizeof rids[nb], ZMQ_DONTWAIT);
+        if (n < 0) break;
+        int len = zmq_recv(z->router, bufs[nb], sizeof bufs[nb], 0);
+        if (len < 0) break;
+        rid_len[nb] = n;
+        buf_len[nb++] = len;
+      }
+      sqlite3_exec(z->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+      for (int i = 0; i < nb; i++) {
+        sqlite3_bind_blob(z->ins, 1, bufs[i], buf_len[i], SQLITE_STATIC);
+        sqlite3_step(z->ins);
+        sqlite3_reset(z->ins);
+      }
+      sqlite3_exec(z->db, "COMMIT", NULL, NULL, NULL);
+      for (int i = 0; i < nb; i++) {
+        zmq_send(z->router, rids[i], (size_t)rid_len[i], ZMQ_SNDMORE);
+        zmq_send(z->router, bufs[i], (size_t)buf_len[i], 0);
+      }
+      continue;
+    }
+    for (;;) { /* drain, as the session server does */
+      int n = zmq_recv(z->router, rid, sizeof rid, ZMQ_DONTWAIT);
+      if (n < 0) break;
+      int len = zmq_recv(z->router, buf, sizeof buf, 0);
+      if (len < 0) break;
+      if (!z->fanout) {
+        zmq_send(z->router, rid, (size_t)n, ZMQ_SNDMORE);
+        zmq_send(z->router, buf, (size_t)len, 0);
+      } else if (len == 1 && buf[0] == 'R' && npeers < MAXK) { /* a receiver says hello */
+        memcpy(peers[npeers], rid, (size_t)n);
+        peer_len[npeers++] = (size_t)n;
+      } else {
+        for (size_t i = 0; i < npeers; i++) {
+          zmq_send(z->router, peers[i], peer_len[i], ZMQ_SNDMORE);
+          zmq_send(z->router, buf, (size_t)len, 0);
+        }
+      }
+    }
+  }
+  return NULL;
+}
+
+static void s_zserver_start(s_zserver *z, const s_keys *k, int fanout, const char *db_dir) {
+  memset(z, 0, sizeof *z);
+  z->fanout = fanout;
+  if (db_dir) s_floor_db_open(z, db_dir);
+  z->ctx = zmq_ctx_new();
+  z->router = zmq_socket(z->ctx, ZMQ_ROUTER);
+  int hwm = 0, one = 1;
+  zmq_setsockopt(z->router, ZMQ_SNDHWM, &hwm, sizeof hwm);
+  zmq_setsockopt(z->router, ZMQ_RCVHWM, &hwm, sizeof hwm);
+  if (k) { /* no ZAP handler: any client key, as the cost is the cipher's */
+    zmq_setsockopt(z->router, ZMQ_CURVE_SERVER, &one, sizeof one);
+    zmq_setsockopt(z->router, ZMQ_CURVE_SECRETKEY, k->server.secret_key, ENS_KEY_LEN + 1);
+  }
+  zmq_bind(z->router, "tcp://127.0.0.1:*");
+  size_t len = sizeof z->endpoint;
+  zmq_getsockopt(z->router, ZMQ_LAST_ENDPOINT, z->endpoint, &len);
+  pthread_create(&z->thread, NULL, s_zserver_run, z);
+}
+
+static void s_zserver_stop(s_zserver *z) {
+  atomic_store(&z->stop, 1);
+  pthread_join(z->thread, NULL);
+  zmq_close(z->router);
+  zmq_ctx_term(z->ctx);
+  s_floor_db_close(z);
+}
+
+/* --- round trips ----------------------------------------------------------------- */
+
+typedef struct {
+  const char *endpoint;
+  const s_keys *keys;
+  s_barrier *bar;
+  size_t rounds, msg_bytes;
+  int64_t *lat;
+  ens_id obj;
+  int done_rounds;
+} s_rtt_arg;
+
+static void *s_zecho_client(void *arg) {
+  s_rtt_arg *a = arg;
+  void *ctx = zmq_ctx_new(), *d = zmq_socket(ctx, ZMQ_DEALER);
+  if (a->keys) s_curve_client(d, a->keys);
+  zmq_connect(d, a->endpoint);
+  unsigned char msg[512] = {0}, buf[512];
+  /* the connection (and CURVE handshake) first, outside the timing */
+  zmq_send(d, msg, a->msg_bytes, 0);
+  zmq_recv(d, buf, sizeof buf, 0);
+  s_barrier_wait(a->bar);
+  for (size_t i = 0; i < a->rounds; i++) {
+    int64_t t0 = s_now_us();
+    zmq_send(d, msg, a->msg_bytes, 0);
+    zmq_recv(d, buf, sizeof buf, 0);
+    a->lat[i] = s_now_us() - t0;
+  }
+  zmq_close(d);
+  zmq_ctx_term(ctx);
+  return NULL;
+}
+
+/* A server for Ensemble runs: its log in dir, an initial document of
+ * nobj objects (ids 2..nobj+1, each with x = 0), or the given document. */
+typedef struct {
+  ens_server *srv;
+  ens_doc *initial;
+  char store[512];
+} s_eserver;
+
+static void s_eserver_start(s_eserver *e, const char *dir, const s_keys *k, size_t nobj, const ens_doc *doc) {
+  memset(e, 0, sizeof *e);
+  static atomic_int counter;
+  snprintf(e->store, sizeof e->store, "%s/bench-session-%d-%d.db", dir, (int)getpid(), atomic_fetch_add(&counter, 1));
+  unlink(e->store);
+  if (!doc) {
+    e->initial = ens_doc_new("bench", 0);
+    ens_txn *t = ens_txn_new("init", NULL);
+    for (size_t i = 0; i < nobj; i++) {
+      char pos[16];
+      snprintf(pos, sizeof pos, "V%03zu1", i); /* a position may not end in 0 */
+      ens_node *n = ens_txn_insert(t, ENS_ROOT_ID, pos, (ens_id)(2 + i), "obj");
+      ens_node_set(n, "x", ens_int(0));
+    }
+    if (ens_doc_apply(e->initial, t, ENS_ORIGIN_LOCAL, NULL)) s_die("initial document");
+    ens_txn_free(t);
+    doc = e->initial;
+  }
   ens_server_opts so;
   memset(&so, 0, sizeof so);
   so.endpoint = "tcp://127.0.0.1:*";
-  so.store_path = store;
-  so.initial = initial;
-  so.checkpoint_every = 1000000;
-  ens_keypair sk, ck;
-  ens_authorized_keys *keys = ens_authorized_keys_new();
-  if (curve) {
-    ens_keypair_generate(&sk);
-    ens_keypair_generate(&ck);
-    ens_authorized_keys_add(keys, ck.public_key, "bench");
-    so.secret_key = sk.secret_key;
-    so.authorized_keys = keys;
+  so.store_path = e->store;
+  so.initial = doc;
+  so.checkpoint_every = 1000000; /* a checkpoint is its own cost, not this one */
+  if (k) {
+    so.secret_key = k->server.secret_key;
+    so.authorized_keys = k->list;
   }
-  ens_server *srv;
-  if (ens_server_new(&so, &srv) || ens_server_start(srv)) {
-    fprintf(stderr, "bench_session: %s\n", ens_error_last());
-    exit(1);
-  }
-  ens_session_opts co;
-  memset(&co, 0, sizeof co);
-  co.endpoint = ens_server_endpoint(srv);
-  co.undo_depth = 100;
-  if (curve) {
-    co.server_key = sk.public_key;
-    co.secret_key = ck.secret_key;
-  }
-  ens_session *s;
-  ens_session_new(&co, &s);
-  while (!ens_session_is_live(s)) ens_session_poll(s, 10);
-  int64_t *lat = malloc(rounds * sizeof *lat);
-  for (size_t i = 0; i < rounds; i++) {
-    t = ens_txn_new("Set", NULL);
-    ens_txn_set(t, 2, "x", ens_int((int64_t)i));
-    int64_t t0 = s_now_us();
-    ens_session_commit(s, t);
-    while (ens_session_pending(s)) ens_session_poll(s, 1);
-    lat[i] = s_now_us() - t0;
-    ens_txn_free(t);
-  }
-  int64_t t0 = s_now_us();
-  for (size_t i = 0; i < burst; i++) {
-    t = ens_txn_new("Set", NULL);
-    ens_txn_set(t, 2, "x", ens_int((int64_t)i));
-    ens_session_commit(s, t);
-    ens_txn_free(t);
-    if (i % 16 == 0) ens_session_poll(s, 0);
-  }
-  while (ens_session_pending(s)) ens_session_poll(s, 1);
-  double secs = (double)(s_now_us() - t0) / 1e6;
-  s_report(name, lat, rounds, (double)burst / secs);
-  free(lat);
-  ens_session_free(s);
-  ens_server_free(srv);
-  ens_authorized_keys_free(keys);
-  ens_doc_free(initial);
+  if (ens_server_new(&so, &e->srv) || ens_server_start(e->srv)) s_die("server");
+}
+
+static void s_eserver_stop(s_eserver *e) {
+  ens_server_free(e->srv);
+  ens_doc_free(e->initial);
   char p[600];
-  unlink(store);
-  snprintf(p, sizeof p, "%s-wal", store);
+  unlink(e->store);
+  snprintf(p, sizeof p, "%s-wal", e->store);
   unlink(p);
-  snprintf(p, sizeof p, "%s-shm", store);
+  snprintf(p, sizeof p, "%s-shm", e->store);
   unlink(p);
 }
 
+static ens_session *s_join(const char *endpoint, const s_keys *k, ens_session_event_fn fn, void *user) {
+  ens_session_opts co;
+  memset(&co, 0, sizeof co);
+  co.endpoint = endpoint;
+  co.undo_depth = 100;
+  co.on_event = fn;
+  co.user = user;
+  if (k) {
+    co.server_key = k->server.public_key;
+    co.secret_key = k->client.secret_key;
+  }
+  ens_session *s;
+  if (ens_session_new(&co, &s)) s_die("session");
+  int64_t deadline = s_now_us() + 30000000;
+  while (!ens_session_is_live(s)) {
+    if (ens_session_poll(s, 10) || s_now_us() > deadline) s_die("join");
+  }
+  return s;
+}
+
+static void s_commit_set(ens_session *s, ens_id obj, int64_t v) {
+  ens_txn *t = ens_txn_new("Set", NULL);
+  ens_txn_set(t, obj, "x", ens_int(v));
+  if (ens_session_commit(s, t)) s_die("commit");
+  ens_txn_free(t);
+}
+
+static void *s_ens_client(void *arg) {
+  s_rtt_arg *a = arg;
+  ens_session *s = s_join(a->endpoint, a->keys, NULL, NULL);
+  s_barrier_wait(a->bar);
+  for (size_t i = 0; i < a->rounds; i++) {
+    int64_t t0 = s_now_us();
+    s_commit_set(s, a->obj, (int64_t)i);
+    while (ens_session_pending(s))
+      if (ens_session_poll(s, 1)) s_die("poll");
+    a->lat[i] = s_now_us() - t0;
+  }
+  ens_session_free(s);
+  return NULL;
+}
+
+/* ensemble: 0 the plain echo, 1 Ensemble with its log on tmpfs, 2 on disk,
+ * 3 the echo committing to SQLite on tmpfs before it answers */
+static void s_rtt(int ensemble, int curve, int k, size_t rounds, size_t msg_bytes) {
+  s_keys keys;
+  if (curve) s_keys_make(&keys);
+  s_zserver z;
+  s_eserver e;
+  const char *endpoint;
+  int ens = ensemble == 1 || ensemble == 2;
+  if (ens) {
+    s_eserver_start(&e, ensemble == 2 ? "/tmp" : "/dev/shm", curve ? &keys : NULL, (size_t)k, NULL);
+    endpoint = ens_server_endpoint(e.srv);
+  } else {
+    s_zserver_start(&z, curve ? &keys : NULL, 0, ensemble == 3 ? "/dev/shm" : NULL);
+    endpoint = z.endpoint;
+  }
+  s_barrier bar = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, k};
+  s_rtt_arg args[MAXK];
+  pthread_t th[MAXK];
+  int64_t *all = malloc((size_t)k * rounds * sizeof *all);
+  for (int i = 0; i < k; i++) {
+    args[i] = (s_rtt_arg){endpoint, curve ? &keys : NULL, &bar, rounds, msg_bytes, all + (size_t)i * rounds,
+                          (ens_id)(2 + i), 0};
+    pthread_create(&th[i], NULL, ens ? s_ens_client : s_zecho_client, &args[i]);
+  }
+  for (int i = 0; i < k; i++) pthread_join(th[i], NULL);
+  size_t n = (size_t)k * rounds;
+  qsort(all, n, sizeof *all, s_cmp);
+  printf("{\"bench\": \"rtt\", \"system\": \"%s\", \"curve\": %d, \"k\": %d, \"msg_bytes\": %zu, \"n\": %zu, "
+         "\"p50_us\": %lld, \"p99_us\": %lld}\n",
+         ensemble == 3 ? "zmq_sqlite" : ensemble == 2 ? "ensemble_disk" : ensemble ? "ensemble" : "zmq", curve, k,
+         msg_bytes, n, (long long)all[n / 2], (long long)all[n * 99 / 100]);
+  fflush(stdout);
+  free(all);
+  if (ens) s_eserver_stop(&e);
+  else s_zserver_stop(&z);
+  if (curve) ens_authorized_keys_free(keys.list);
+}
+
+/* --- durable throughput ---------------------------------------------------------------- */
+
+static void s_durable(const char *store, const char *dir, int curve, size_t txns) {
+  s_keys keys;
+  if (curve) s_keys_make(&keys);
+  s_eserver e;
+  s_eserver_start(&e, dir, curve ? &keys : NULL, 1, NULL);
+  ens_session *s = s_join(ens_server_endpoint(e.srv), curve ? &keys : NULL, NULL, NULL);
+  uint64_t seq0 = ens_session_seq(s);
+  int64_t t0 = s_now_us();
+  size_t i = 0;
+  /* keep a little more than a window queued: what an editor committing
+   * faster than the server answers would hold */
+  while (i < txns || ens_session_pending(s)) {
+    while (i < txns && ens_session_pending(s) < 2048) s_commit_set(s, 2, (int64_t)i++);
+    if (ens_session_poll(s, 1)) s_die("poll");
+  }
+  double secs = (double)(s_now_us() - t0) / 1e6;
+  uint64_t acked = ens_session_seq(s) - seq0;
+  printf("{\"bench\": \"durable\", \"store\": \"%s\", \"curve\": %d, \"txns\": %llu, \"secs\": %.3f, "
+         "\"per_sec\": %.0f}\n",
+         store, curve, (unsigned long long)acked, secs, (double)acked / secs);
+  fflush(stdout);
+  ens_session_free(s);
+  s_eserver_stop(&e);
+  if (curve) ens_authorized_keys_free(keys.list);
+}
+
+/* Plain SQLite in the same directory and mode as the log: one row per
+ * COMMIT, each COMMIT an fsync. Its rate times the rows per group is the
+ * ceiling of any log that acknowledges after fsync. */
+static void s_sqlite_floor(const char *store, const char *dir, size_t commits) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/bench-sqlite-%d.db", dir, (int)getpid());
+  unlink(path);
+  sqlite3 *db;
+  sqlite3_open(path, &db);
+  sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;"
+                   "CREATE TABLE log(seq INTEGER PRIMARY KEY, txn BLOB NOT NULL);",
+               NULL, NULL, NULL);
+  sqlite3_stmt *ins;
+  sqlite3_prepare_v2(db, "INSERT INTO log(seq, txn) VALUES (?1, ?2)", -1, &ins, NULL);
+  unsigned char blob[24] = {0};
+  int64_t t0 = s_now_us();
+  for (size_t i = 0; i < commits; i++) {
+    sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    sqlite3_bind_int64(ins, 1, (sqlite3_int64)i + 1);
+    sqlite3_bind_blob(ins, 2, blob, sizeof blob, SQLITE_STATIC);
+    sqlite3_step(ins);
+    sqlite3_reset(ins);
+    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+  }
+  double secs = (double)(s_now_us() - t0) / 1e6;
+  sqlite3_finalize(ins);
+  sqlite3_close(db);
+  printf("{\"bench\": \"sqlite_commit\", \"store\": \"%s\", \"commits\": %zu, \"per_sec\": %.0f}\n", store, commits,
+         (double)commits / secs);
+  fflush(stdout);
+  char p[600];
+  unlink(path);
+  snprintf(p, sizeof p, "%s-wal", path);
+  unlink(p);
+  snprintf(p, sizeof p, "%s-shm", path);
+  unlink(p);
+}
+
+/* --- fan-out ------------------------------------------------------------------------------- */
+
+typedef struct {
+  const char *endpoint;
+  const s_keys *keys;
+  s_barrier *ready;
+  uint64_t target; /* Ensemble: the seq to reach; plain: messages to receive */
+  atomic_uint_fast64_t *goal; /* Ensemble: set once the writer knows the last seq */
+  int64_t done_us;
+  size_t msg_bytes;
+} s_fan_arg;
+
+static void *s_fan_ens(void *arg) {
+  s_fan_arg *a = arg;
+  ens_session *s = s_join(a->endpoint, a->keys, NULL, NULL);
+  s_barrier_wait(a->ready);
+  for (;;) {
+    uint64_t goal = atomic_load(a->goal);
+    if (goal && ens_session_seq(s) >= goal) break;
+    if (ens_session_poll(s, 5)) s_die("poll");
+  }
+  a->done_us = s_now_us();
+  ens_session_free(s);
+  return NULL;
+}
+
+static void *s_fan_zmq(void *arg) {
+  s_fan_arg *a = arg;
+  void *ctx = zmq_ctx_new(), *d = zmq_socket(ctx, ZMQ_DEALER);
+  int hwm = 0;
+  zmq_setsockopt(d, ZMQ_RCVHWM, &hwm, sizeof hwm);
+  if (a->keys) s_curve_client(d, a->keys);
+  zmq_connect(d, a->endpoint);
+  zmq_send(d, "R", 1, 0);
+  unsigned char buf[512];
+  s_barrier_wait(a->ready);
+  for (uint64_t i = 0; i < a->target; i++) zmq_recv(d, buf, sizeof buf, 0);
+  a->done_us = s_now_us();
+  zmq_close(d);
+  zmq_ctx_term(ctx);
+  return NULL;
+}
+
+static void s_fanout(int ensemble, int curve, int k, size_t txns, size_t msg_bytes) {
+  s_keys keys;
+  if (curve) s_keys_make(&keys);
+  s_zserver z;
+  s_eserver e;
+  const char *endpoint;
+  if (ensemble) {
+    s_eserver_start(&e, "/dev/shm", curve ? &keys : NULL, 1, NULL);
+    endpoint = ens_server_endpoint(e.srv);
+  } else {
+    s_zserver_start(&z, curve ? &keys : NULL, k, NULL);
+    endpoint = z.endpoint;
+  }
+  s_barrier ready = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, k + 1};
+  atomic_uint_fast64_t goal = 0;
+  s_fan_arg args[MAXK];
+  pthread_t th[MAXK];
+  for (int i = 0; i < k; i++) {
+    args[i] = (s_fan_arg){endpoint, curve ? &keys : NULL, &ready, txns, &goal, 0, msg_bytes};
+    pthread_create(&th[i], NULL, ensemble ? s_fan_ens : s_fan_zmq, &args[i]);
+  }
+  int64_t t0, written = 0;
+  if (ensemble) {
+    ens_session *w = s_join(endpoint, curve ? &keys : NULL, NULL, NULL);
+    s_barrier_wait(&ready);
+    uint64_t seq0 = ens_session_seq(w);
+    t0 = s_now_us();
+    size_t i = 0;
+    while (i < txns || ens_session_pending(w)) {
+      while (i < txns && ens_session_pending(w) < 2048) s_commit_set(w, 2, (int64_t)i++);
+      if (ens_session_poll(w, 1)) s_die("poll");
+    }
+    written = s_now_us();
+    atomic_store(&goal, seq0 + txns);
+    for (int j = 0; j < k; j++) pthread_join(th[j], NULL);
+    ens_session_free(w);
+  } else {
+    void *ctx = zmq_ctx_new(), *d = zmq_socket(ctx, ZMQ_DEALER);
+    int hwm = 0;
+    zmq_setsockopt(d, ZMQ_SNDHWM, &hwm, sizeof hwm);
+    if (curve) s_curve_client(d, &keys);
+    zmq_connect(d, endpoint);
+    usleep(200000); /* the receivers' hellos reach the forwarder first */
+    s_barrier_wait(&ready);
+    usleep(100000);
+    unsigned char msg[512] = {1};
+    t0 = s_now_us();
+    for (size_t i = 0; i < txns; i++) zmq_send(d, msg, msg_bytes, 0);
+    written = s_now_us();
+    for (int j = 0; j < k; j++) pthread_join(th[j], NULL);
+    zmq_close(d);
+    zmq_ctx_term(ctx);
+  }
+  int64_t end = 0;
+  for (int i = 0; i < k; i++)
+    if (args[i].done_us > end) end = args[i].done_us;
+  double secs = (double)(end - t0) / 1e6;
+  printf("{\"bench\": \"fanout\", \"system\": \"%s\", \"curve\": %d, \"k\": %d, \"txns\": %zu, \"msg_bytes\": %zu, "
+         "\"secs\": %.3f, \"written_secs\": %.3f, \"per_sec\": %.0f}\n",
+         ensemble ? "ensemble" : "zmq", curve, k, txns, msg_bytes, secs, (double)(written - t0) / 1e6,
+         (double)txns * k / secs);
+  fflush(stdout);
+  if (ensemble) s_eserver_stop(&e);
+  else s_zserver_stop(&z);
+  if (curve) ens_authorized_keys_free(keys.list);
+}
+
+/* --- join ------------------------------------------------------------------------------------ */
+
+static void s_join_font(const char *path, int curve, int times) {
+  ens_doc *doc;
+  if (ens_sfd_read_path(path, &doc)) s_die(path);
+  s_keys keys;
+  if (curve) s_keys_make(&keys);
+  s_eserver e;
+  s_eserver_start(&e, "/dev/shm", curve ? &keys : NULL, 0, doc);
+  int64_t *ms = malloc((size_t)times * sizeof *ms);
+  for (int i = 0; i < times; i++) {
+    int64_t t0 = s_now_us();
+    ens_session *s = s_join(ens_server_endpoint(e.srv), curve ? &keys : NULL, NULL, NULL);
+    ms[i] = s_now_us() - t0;
+    if (ens_doc_hash(ens_session_doc(s)) != ens_doc_hash(doc)) s_die("the joined document differs");
+    ens_session_free(s);
+  }
+  qsort(ms, (size_t)times, sizeof *ms, s_cmp);
+  unsigned char *snap;
+  size_t len;
+  ens_snapshot_encode(doc, &snap, &len);
+  const char *base = strrchr(path, '/');
+  printf("{\"bench\": \"join\", \"font\": \"%s\", \"curve\": %d, \"objects\": %zu, \"snapshot_bytes\": %zu, "
+         "\"n\": %d, \"p50_ms\": %.1f, \"max_ms\": %.1f}\n",
+         base ? base + 1 : path, curve, ens_doc_count(doc), len, times, (double)ms[times / 2] / 1e3,
+         (double)ms[times - 1] / 1e3);
+  fflush(stdout);
+  ens_free(snap);
+  free(ms);
+  s_eserver_stop(&e);
+  ens_doc_free(doc);
+  if (curve) ens_authorized_keys_free(keys.list);
+}
+
 int main(int argc, char **argv) {
-  int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-  size_t k = quick ? 10 : 1;
-  s_echo("zmq_echo_100B", 0, 20000 / k, 200000 / k);
-  s_echo("zmq_echo_100B_curve", 1, 20000 / k, 200000 / k);
-  s_session("ensemble_commit_ack_tmpfs", "/dev/shm", 0, 5000 / k, 20000 / k);
-  s_session("ensemble_commit_ack_tmpfs_curve", "/dev/shm", 1, 5000 / k, 20000 / k);
-  s_session("ensemble_commit_ack_disk", "/tmp", 0, 500 / k, 20000 / k);
-  s_session("ensemble_commit_ack_disk_curve", "/tmp", 1, 500 / k, 20000 / k);
+  const char *only = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--quick") == 0) s_quick = 1;
+    else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+    else {
+      fprintf(stderr, "usage: bench_session [--quick] [--only rtt|rtt1|durable|fanout|join]\n");
+      return 2;
+    }
+  }
+  size_t q = s_quick ? 10 : 1;
+  size_t msg_bytes = s_txn_message_size();
+  static const int ks[] = {1, 4, 16};
+  int k1 = only && strcmp(only, "rtt1") == 0; /* K = 1 alone, for quick comparisons */
+  if (!only || strcmp(only, "rtt") == 0 || k1)
+    for (int curve = 0; curve <= 1; curve++)
+      for (size_t i = 0; i < (k1 ? 1 : sizeof ks / sizeof *ks); i++) {
+        size_t rounds = (ks[i] == 1 ? 5000 : ks[i] == 4 ? 2000 : 600) / q;
+        s_rtt(0, curve, ks[i], rounds, msg_bytes);
+        s_rtt(3, curve, ks[i], rounds, msg_bytes);
+        s_rtt(1, curve, ks[i], rounds, msg_bytes);
+        if (ks[i] == 1) s_rtt(2, curve, 1, rounds / 5, msg_bytes); /* what the fsync adds */
+      }
+  if (!only || strcmp(only, "durable") == 0) {
+    s_sqlite_floor("disk", "/tmp", 2000 / q);
+    s_sqlite_floor("tmpfs", "/dev/shm", 20000 / q);
+    for (int curve = 0; curve <= 1; curve++) {
+      s_durable("disk", "/tmp", curve, 200000 / q);
+      s_durable("tmpfs", "/dev/shm", curve, 200000 / q);
+    }
+  }
+  if (!only || strcmp(only, "fanout") == 0)
+    for (int curve = 0; curve <= 1; curve++) {
+      s_fanout(0, curve, MAXK, 50000 / q, msg_bytes);
+      s_fanout(1, curve, MAXK, 50000 / q, msg_bytes);
+    }
+  if (!only || strcmp(only, "join") == 0) {
+    const char *corpus = getenv("ENSEMBLE_CORPUS");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/sfd/dejavu/DejaVuSansMono.sfd", corpus ? corpus : "../shared/corpus");
+    if (access(path, R_OK) != 0) {
+      printf("{\"bench\": \"join\", \"skipped\": \"no corpus font at %s\"}\n", path);
+    } else {
+      for (int curve = 0; curve <= 1; curve++) s_join_font(path, curve, s_quick ? 3 : 11);
+    }
+  }
   return 0;
 }

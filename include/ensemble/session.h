@@ -83,7 +83,7 @@ typedef struct {
   uint32_t checkpoint_every;   /* entries between checkpoints; default 1000 */
   uint32_t log_keep;           /* entries kept before a checkpoint for catch-up; default 10000 */
   uint32_t heartbeat_ms;       /* clients ping this often; default 500 */
-  uint32_t window;             /* unacknowledged transactions per client; default 64 */
+  uint32_t window;             /* unacknowledged transactions per client; default 256 */
   /* Bytes sent to one client and not yet read by it (it says in its pings)
    * beyond the snapshot it joined with; a client further behind is told
    * (error 5) and dropped. Default 64 MiB. */
@@ -215,7 +215,8 @@ int ens_session_poll(ens_session *session, int timeout_ms);
  * replaced on RESET. Change it only through ens_session_commit, undo and
  * redo; observers may watch it. While a collaborator's change is put
  * beneath pending local ones, observers see the local ones taken off and
- * put back as ordinary applies. */
+ * put back as ordinary applies (not when all of them only set properties
+ * and it sets others only: it then applies on top, to the same result). */
 ens_doc *ens_session_doc(ens_session *session);
 ens_undo *ens_session_undo_manager(ens_session *session);
 

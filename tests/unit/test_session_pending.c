@@ -78,6 +78,48 @@ static void test_remote_beneath_pending_shows_after_reject(void **state) {
   ens_doc_free(d);
 }
 
+/* A collaborator's change to another property goes on top of the pending
+ * ones (the same document as beneath them): a refusal takes only ours
+ * off, and undo of ours is not skipped for it. */
+static void test_remote_on_other_properties_goes_on_top(void **state) {
+  (void)state;
+  ens_doc *d = s_doc();
+  ens_undo *u = ens_undo_new(d, 0);
+  static s_client c;
+  memset(&c, 0, sizeof c);
+  ens__pending_init(&c.q, d, u);
+  ens_doc_observe(d, s_observe, &c);
+  ens_txn *mine = s_set(3, "v", 1), *theirs = s_set(3, "w", 2), *more = s_set(2, "v", 3);
+  assert_int_equal(ens_undo_commit(u, mine), 0);
+  uint64_t stamp = c.q.items[0].stamp;
+  assert_int_equal(ens__pending_remote(&c.q, theirs), 0);
+  assert_true(c.q.items[0].stamp == stamp); /* not taken off and put back */
+  assert_int_equal(s_get(d, 3, "v"), 1);
+  assert_int_equal(s_get(d, 3, "w"), 2);
+  assert_int_equal(ens__pending_reject_head(&c.q), 0);
+  ens_value v;
+  assert_int_equal(ens_obj_get(ens_doc_get(d, 3), "v", &v), 0);
+  assert_int_equal(v.u.i, 0); /* ours came off */
+  assert_int_equal(s_get(d, 3, "w"), 2);
+  /* again, accepted this time, then undone after another remote change */
+  assert_int_equal(ens_undo_commit(u, mine), 0);
+  assert_int_equal(ens__pending_remote(&c.q, more), 0);
+  assert_int_equal(ens__pending_accept_head(&c.q), 0);
+  ens_undo_report rep;
+  assert_int_equal(ens_undo_undo(u, &rep), 0);
+  assert_int_equal(rep.skipped, 0);
+  ens_undo_report_clear(&rep);
+  assert_int_equal(s_get(d, 3, "v"), 0);
+  assert_int_equal(s_get(d, 3, "w"), 2);
+  assert_int_equal(s_get(d, 2, "v"), 3);
+  ens_txn_free(mine);
+  ens_txn_free(theirs);
+  ens_txn_free(more);
+  ens__pending_clear(&c.q);
+  ens_undo_free(u);
+  ens_doc_free(d);
+}
+
 static void test_undo_after_ack_restores_what_was_beneath(void **state) {
   (void)state;
   ens_doc *d = s_doc();
@@ -233,6 +275,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_edits_of_what_a_collaborator_deleted_are_left_out),
       cmocka_unit_test(test_remote_beneath_pending_shows_after_reject),
+      cmocka_unit_test(test_remote_on_other_properties_goes_on_top),
       cmocka_unit_test(test_undo_after_ack_restores_what_was_beneath),
       cmocka_unit_test(test_pending_off_while_its_object_is_gone_comes_back),
       cmocka_unit_test(test_accepting_one_that_cannot_apply_is_a_divergence),

@@ -265,13 +265,19 @@ static void s_diverged(ens_session *s, const char *why) {
 
 static void s_send_pending(ens_session *s) {
   if (s->state != S_CATCHUP && s->state != S_LIVE) return;
-  size_t inflight = 0;
-  for (size_t i = 0; i < s->pend.n; i++) {
+  /* The sent ones are a prefix of the queue: they go out in order, leave
+   * it from the head, and a welcome marks sent exactly those up to its
+   * last_ctn. So the first unsent one is found by bisection rather than
+   * by walking a whole window on every commit. */
+  size_t lo = 0, hi = s->pend.n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->pend.items[mid].sent) lo = mid + 1;
+    else hi = mid;
+  }
+  size_t inflight = lo;
+  for (size_t i = lo; i < s->pend.n; i++) {
     ens__pend *p = &s->pend.items[i];
-    if (p->sent) {
-      inflight++;
-      continue;
-    }
     if (inflight >= s->window) break;
     ens__msg *m = s_msg(ENS_MSG_TXN);
     m->ctn = p->ctn;
@@ -595,7 +601,10 @@ int ens_session_poll(ens_session *s, int timeout_ms) {
       if (rc) return rc;
       if (s->sock && s->state != S_HELLO && s->received - s->reported >= REPORT_EVERY) s_ping(s);
     }
-    s_monitor_read(s); /* after the messages: an error the server sent before closing comes first */
+    /* after the messages: an error the server sent before closing comes
+     * first; and only when the poll saw an event, as an empty read costs a
+     * syscall on every round trip */
+    if (items[1].revents & ZMQ_POLLIN) s_monitor_read(s);
   } else if (timeout_ms > 0) {
     zmq_poll(NULL, 0, timeout_ms);
   }

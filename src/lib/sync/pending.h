@@ -7,9 +7,12 @@
  * change applies, they go back on. That is what keeps a remote value of a
  * property with a pending local change recorded but not shown: it is
  * applied beneath and overwritten by the local one until the ack, and
- * shown if the local one is rejected. A pending transaction that edits
- * what a collaborator deleted goes back on without those operations, as
- * the server will apply it; one that does not go back on at all stays in
+ * shown if the local one is rejected. (A change that only sets properties
+ * none of the pending ones sets, when they too only set properties, gives
+ * the same result on top of them, and goes there.) A pending transaction
+ * that edits what a collaborator deleted goes back on without those
+ * operations, as the server will apply it; one that does not go back on at
+ * all stays in
  * the queue, off the document, until the server decides on it. */
 #ifndef ENS_SESSION_PENDING_H
 #define ENS_SESSION_PENDING_H
@@ -31,8 +34,13 @@ typedef struct {
 typedef struct {
   ens_doc *doc;   /* borrowed */
   ens_undo *undo; /* borrowed; its steps follow the queue's (undo_int.h) */
-  ens__pend *items;
-  size_t n, cap;
+  ens__pend *items; /* the queue: items[0] is the oldest; points into mem */
+  size_t n;
+  /* items starts off entries into mem: taking the head off only moves the
+   * pointer, as a memmove of the whole queue per ack cost more than the
+   * rest of the ack when many are pending; the gap is closed on push */
+  ens__pend *mem;
+  size_t off, cap;
   int rebasing; /* applies made by the queue itself: not new local changes */
 } ens__pending;
 

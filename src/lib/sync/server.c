@@ -34,9 +34,9 @@
 #define MAX_PEERS 1024
 #define DRAIN_MAX 1024      /* messages per poll round, so one round stays short */
 #define SNDHWM 200000       /* messages queued per peer before it counts as stuck */
-/* Messages waiting to be read from one peer: a client has at most a window
- * of transactions in flight plus pings and presence; more waits in TCP. */
-#define RCVHWM 256
+/* Messages waiting to be read from one peer beyond its window of
+ * transactions in flight: pings and presence; more waits in TCP. */
+#define RCVHWM_EXTRA 64
 /* Hellos one source (a key, or a connection without keys) may say at
  * once, then one per HELLO_EVERY_MS: enough for a client that reconnects
  * after every fault, not for one that makes the server send snapshots in
@@ -49,7 +49,7 @@ typedef struct {
   unsigned char id[ENS_CLIENT_ID_LEN];
   uint32_t site;
   uint64_t last_ctn; /* decided: accepted or rejected, durable or in the open group */
-  int dirty;         /* last_ctn changed in the open group */
+  int dirty;         /* its record changed in the open group: a new site, or last_ctn */
   char owner[65];    /* the key name that first said hello with this id (since the server started) */
 } s_client;
 
@@ -99,6 +99,13 @@ struct ens_server {
   size_t npeers;
   s_out *out;
   size_t nout, capout;
+  size_t ndirty; /* clients whose record the open group must write */
+  /* The latest snapshot encoded (at a checkpoint, a load or a join) and
+   * its seq: joiners at the same head are sent it as it is, as encoding a
+   * large document (a 4.9 MB font) costs tens of milliseconds per join. */
+  unsigned char *snap;
+  size_t snap_len;
+  uint64_t snap_seq;
   ens_buf scratch, scratch2;
   pthread_t thread;
   int running;
@@ -138,6 +145,11 @@ static int s_client_add(ens_server *s, const unsigned char *id, uint32_t site, u
 
 static int s_load_client(const unsigned char *id, uint32_t site, uint64_t last_ctn, void *user) {
   return s_client_add(user, id, site, last_ctn, NULL);
+}
+
+static void s_dirty(ens_server *s, s_client *c) {
+  if (!c->dirty) s->ndirty++;
+  c->dirty = 1;
 }
 
 static s_peer *s_peer_find(ens_server *s, const void *rid, size_t len) {
@@ -290,7 +302,7 @@ static void s_out_clear(ens_server *s) {
  * failed commit is fatal: the document holds changes the store does not. */
 static int s_flush(ens_server *s) {
   for (size_t i = 0; i < s->npeers; i++) s->peers[i]->group_txns = 0;
-  if (!s->nout) return 0;
+  if (!s->nout && !s->ndirty) return 0;
   int rc = ens__store_begin(s->store);
   uint64_t seq = s->head;
   for (size_t i = 0; i < s->nout && !rc; i++) {
@@ -300,13 +312,14 @@ static int s_flush(ens_server *s) {
     rc = ens__store_append(s->store, &e);
     seq = o->seq;
   }
-  for (size_t i = 0; i < s->nclients && !rc; i++)
+  for (size_t i = 0; i < s->nclients && s->ndirty && !rc; i++)
     if (s->clients[i]->dirty) rc = ens__store_set_client(s->store, s->clients[i]->id, s->clients[i]->site, s->clients[i]->last_ctn);
   if (!rc) rc = ens__store_commit(s->store);
   else ens__store_rollback(s->store);
   if (rc) return ens__error_prefix(rc, "the log could not be written; the server stops: ");
   s->head = seq;
-  for (size_t i = 0; i < s->nclients; i++) s->clients[i]->dirty = 0;
+  for (size_t i = 0; i < s->nclients && s->ndirty; i++) s->clients[i]->dirty = 0;
+  s->ndirty = 0;
 
   static _Thread_local ens__msg m;
   for (size_t i = 0; i < s->nout; i++) {
@@ -357,7 +370,7 @@ static int s_reject(ens_server *s, s_client *c, uint64_t ctn, int code, const ch
   o.reason = strdup(why);
   if (!o.reason) return ens__error(ENS_ENOMEM, "out of memory rejecting");
   c->last_ctn = ctn;
-  c->dirty = 1;
+  s_dirty(s, c);
   return s_out_push(s, &o);
 }
 
@@ -431,7 +444,7 @@ static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
     memcpy(o.txn, m->bytes, o.len);
   }
   c->last_ctn = m->ctn;
-  c->dirty = 1;
+  s_dirty(s, c);
   return s_out_push(s, &o);
 }
 
@@ -455,11 +468,26 @@ static int s_send_entry(const ens__entry *e, void *user) {
   return s_send_msg(c->s, c->p, &m) ? 1 : 0;
 }
 
+/* Keeps snap (owned from now on) as the snapshot at seq. */
+static void s_snap_keep(ens_server *s, unsigned char *snap, size_t len, uint64_t seq) {
+  ens_free(s->snap);
+  s->snap = snap;
+  s->snap_len = len;
+  s->snap_seq = seq;
+}
+
 static int s_send_snapshot(ens_server *s, s_peer *p) {
-  unsigned char *snap;
-  size_t len;
-  int rc = ens_snapshot_encode(s->doc, &snap, &len);
-  if (rc) return rc;
+  /* the document is the head's (a hello commits the open group first),
+   * so a snapshot kept at the head's seq is this document's */
+  if (!s->snap || s->snap_seq != s->head) {
+    unsigned char *fresh;
+    size_t n;
+    int rc = ens_snapshot_encode(s->doc, &fresh, &n);
+    if (rc) return rc;
+    s_snap_keep(s, fresh, n, s->head);
+  }
+  const unsigned char *snap = s->snap;
+  size_t len = s->snap_len;
   size_t count = len ? (len + ENS_SNAPSHOT_CHUNK - 1) / ENS_SNAPSHOT_CHUNK : 1;
   static _Thread_local ens__msg m;
   for (size_t i = 0; i < count && !p->dead; i++) {
@@ -472,7 +500,6 @@ static int s_send_snapshot(ens_server *s, s_peer *p) {
     m.nbytes = i + 1 < count ? ENS_SNAPSHOT_CHUNK : len - i * ENS_SNAPSHOT_CHUNK;
     s_send_msg(s, p, &m);
   }
-  ens_free(snap);
   return 0;
 }
 
@@ -484,8 +511,7 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
     s_send_error_rid(s, rid, rid_len, ENS_PERR_VERSION, why);
     return 0;
   }
-  int rc = s_flush(s);
-  if (rc) return rc;
+  int rc;
   s_client *c = s_client_find(s, m->client);
   if (!c && user && user[0]) { /* each new id takes a site for good */
     size_t owned = 0;
@@ -501,11 +527,14 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
       return 0;
     }
     if ((rc = s_client_add(s, m->client, s->next_site, 0, &c))) return rc;
-    /* the site must outlive a crash before the client's first change */
-    if ((rc = ens__store_begin(s->store)) || (rc = ens__store_set_client(s->store, c->id, c->site, 0)) ||
-        (rc = ens__store_commit(s->store)))
-      return ens__error_prefix(rc, "the log could not be written; the server stops: ");
+    /* the site must outlive a crash before the client's first change: it
+     * goes into the group committed just below, so that a join costs one
+     * fsync, not two */
+    s_dirty(s, c);
   }
+  /* the open group is committed (and its replies sent) before the
+   * catch-up, so that the catch-up ends where live traffic begins */
+  if ((rc = s_flush(s))) return rc;
   /* with keys, a client id belongs to the key that used it first: another
    * key cannot take over its session (or its site and numbering) */
   if (user && user[0]) {
@@ -690,8 +719,11 @@ int ens_server_checkpoint(ens_server *s) {
   size_t len;
   if ((rc = ens_snapshot_encode(s->doc, &snap, &len))) return rc;
   rc = ens__store_checkpoint(s->store, s->head, snap, len, s->opts.log_keep);
-  ens_free(snap);
-  if (rc) return rc;
+  if (rc) {
+    ens_free(snap);
+    return rc;
+  }
+  s_snap_keep(s, snap, len, s->head);
   s->checkpoint_seq = s->head;
   if (s->opts.on_checkpoint) s->opts.on_checkpoint(s->doc, s->head, s->opts.user);
   return 0;
@@ -809,13 +841,17 @@ static int s_load(ens_server *s) {
       rc = s->doc ? ens_snapshot_encode(s->doc, &snap, &len) : ENS_ENOMEM;
     }
     if (rc == 0) rc = ens__store_checkpoint(s->store, 0, snap, len, 0);
-    ens_free(snap);
+    if (rc == 0) s_snap_keep(s, snap, len, 0);
+    else ens_free(snap);
     return rc;
   }
   if (rc) return rc;
   rc = ens_snapshot_decode(snap, len, &s->doc);
-  ens_free(snap);
-  if (rc) return ens__error_prefix(rc, "store checkpoint: ");
+  if (rc) {
+    ens_free(snap);
+    return ens__error_prefix(rc, "store checkpoint: ");
+  }
+  s_snap_keep(s, snap, len, cp);
   s->checkpoint_seq = cp;
   s_replay r = {s->doc, 0};
   rc = ens__store_read(s->store, cp + 1, ens__store_head(s->store), s_replay_entry, &r);
@@ -843,7 +879,10 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   if (!s->opts.checkpoint_every) s->opts.checkpoint_every = 1000;
   if (!s->opts.log_keep) s->opts.log_keep = 10000;
   if (!s->opts.heartbeat_ms) s->opts.heartbeat_ms = 500;
-  if (!s->opts.window) s->opts.window = 64;
+  /* A group holds at most a window per client, and a client waits for its
+   * acks, so one client's rate is at most a window per fsync: 64 capped it
+   * near 40k/s on a disk doing a few thousand fsyncs a second. */
+  if (!s->opts.window) s->opts.window = 256;
   if (!s->opts.max_unread) s->opts.max_unread = 64u << 20;
   s->next_site = 1;
   int rc;
@@ -865,7 +904,7 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
     rc = ens__error(ENS_EIO, "zmq: %s", zmq_strerror(errno));
     goto fail;
   }
-  int one = 1, zero = 0, hwm = SNDHWM, rcvhwm = RCVHWM;
+  int one = 1, zero = 0, hwm = SNDHWM, rcvhwm = (int)s->opts.window + RCVHWM_EXTRA;
   int64_t maxmsg = ENS_MAX_MESSAGE;
   zmq_setsockopt(s->sock, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
   zmq_setsockopt(s->sock, ZMQ_LINGER, &zero, sizeof zero);
@@ -988,5 +1027,6 @@ void ens_server_free(ens_server *s) {
   free(s->clients);
   ens__buf_free(&s->scratch);
   ens__buf_free(&s->scratch2);
+  ens_free(s->snap);
   free(s);
 }
