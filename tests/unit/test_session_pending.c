@@ -104,7 +104,7 @@ static void test_remote_on_other_properties_goes_on_top(void **state) {
   /* again, accepted this time, then undone after another remote change */
   assert_int_equal(ens_undo_commit(u, mine), 0);
   assert_int_equal(ens__pending_remote(&c.q, more), 0);
-  assert_int_equal(ens__pending_accept_head(&c.q), 0);
+  assert_int_equal(ens__pending_accept_head(&c.q, NULL), 0);
   ens_undo_report rep;
   assert_int_equal(ens_undo_undo(u, &rep), 0);
   assert_int_equal(rep.skipped, 0);
