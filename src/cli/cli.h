@@ -123,6 +123,23 @@ int cli_parse_real(const char *s, size_t n, double *out);
 /* "site:counter", the way ens_txn_to_json writes ids. buf >= 32 bytes. */
 const char *cli_id_str(ens_id id, char *buf, size_t size);
 
+/* --keys DIR and --server-key KEY of the commands that join a session
+ * (clientkeys.c). */
+typedef struct {
+  int on; /* both given and read */
+  ens_keypair pair;
+  char server[ENS_KEY_LEN + 1];
+} cli_client_keys;
+
+/* Reads them when given: CLI_RUN (also when neither is given), or the
+ * exit status after printing why (one without the other, a key file that
+ * cannot be read or is readable by others). */
+int cli_client_keys_read(const cli_spec *spec, const cli_args *args, cli_client_keys *keys);
+/* Points o's key fields at keys, which must outlive ens_session_new. */
+void cli_client_keys_use(cli_client_keys *keys, ens_session_opts *o);
+/* Zeroes the secret key (the session keeps its own copy). */
+void cli_client_keys_wipe(cli_client_keys *keys);
+
 /* Writes compact JSON indented by two spaces per level, for people. */
 void cli_json_pretty(FILE *out, const char *json, int indent);
 

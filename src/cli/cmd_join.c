@@ -114,31 +114,21 @@ int cli_cmd_join(int argc, char **argv) {
     colour = strtoul(colour_s + (colour_s[0] == '#'), &end, 16);
     if (*end || colour > 0xffffff) return cli_usage_error(&s_spec, "--colour wants six hex digits, RRGGBB");
   }
-  const char *keydir = cli_opt(&s_spec, &args, "keys");
-  const char *server_key = cli_opt(&s_spec, &args, "server-key");
-  if (!keydir != !server_key) return cli_usage_error(&s_spec, "--keys and --server-key go together");
+  cli_client_keys keys;
+  if ((rc = cli_client_keys_read(&s_spec, &args, &keys)) != CLI_RUN) return rc;
 
   char err[512];
   s_state st;
   memset(&st, 0, sizeof st);
   st.quiet = quiet;
   rc = cli_mirror_new(file, quiet, &st.mirror, err, sizeof err);
+  if (rc) cli_client_keys_wipe(&keys);
   if (rc == -2) return cli_usage_error(&s_spec, "%s", err);
   if (rc) return cli_fail(s_spec.name, "%s", err);
 
-  ens_keypair keys;
-  char server_pub[ENS_KEY_LEN + 1];
-  if (keydir && (ens_keypair_read(keydir, &keys) || ens_public_key_read(server_key, server_pub))) {
-    cli_mirror_free(st.mirror);
-    return cli_fail(s_spec.name, "%s", ens_error_last());
-  }
   ens_session_opts o;
   memset(&o, 0, sizeof o);
-  if (keydir) {
-    o.server_key = server_pub;
-    o.public_key = keys.public_key;
-    o.secret_key = keys.secret_key;
-  }
+  cli_client_keys_use(&keys, &o);
   o.endpoint = args.args[0];
   o.name = name ? name : "join";
   o.colour = (uint32_t)colour;
@@ -146,7 +136,7 @@ int cli_cmd_join(int argc, char **argv) {
   o.user = &st;
   ens_session *s;
   rc = ens_session_new(&o, &s);
-  if (keydir) memset(keys.secret_key, 0, sizeof keys.secret_key);
+  cli_client_keys_wipe(&keys);
   if (rc) {
     cli_mirror_free(st.mirror);
     return cli_fail(s_spec.name, "%s", ens_error_last());

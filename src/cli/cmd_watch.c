@@ -202,28 +202,19 @@ int cli_cmd_watch(int argc, char **argv) {
   unsigned long long until_seq = until ? strtoull(until, NULL, 10) : 0;
   if (secs && limit <= 0) return cli_usage_error(&s_spec, "--seconds wants a positive number");
 
-  const char *keydir = cli_opt(&s_spec, &args, "keys");
-  const char *server_key = cli_opt(&s_spec, &args, "server-key");
-  if (!keydir != !server_key) return cli_usage_error(&s_spec, "--keys and --server-key go together");
-  ens_keypair keys;
-  char server_pub[ENS_KEY_LEN + 1];
-  if (keydir && (ens_keypair_read(keydir, &keys) || ens_public_key_read(server_key, server_pub)))
-    return cli_fail(s_spec.name, "%s", ens_error_last());
+  cli_client_keys keys;
+  if ((rc = cli_client_keys_read(&s_spec, &args, &keys)) != CLI_RUN) return rc;
 
   ens_session_opts o;
   memset(&o, 0, sizeof o);
-  if (keydir) {
-    o.server_key = server_pub;
-    o.public_key = keys.public_key;
-    o.secret_key = keys.secret_key;
-  }
+  cli_client_keys_use(&keys, &o);
   o.endpoint = args.args[0];
   o.name = name ? name : "watch";
   o.colour = 0x808080;
   o.on_event = s_event;
   ens_session *s;
   rc = ens_session_new(&o, &s);
-  memset(keys.secret_key, 0, sizeof keys.secret_key);
+  cli_client_keys_wipe(&keys);
   if (rc) return cli_fail(s_spec.name, "%s", ens_error_last());
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
