@@ -140,6 +140,11 @@ void cli_client_keys_use(cli_client_keys *keys, ens_session_opts *o);
 /* Zeroes the secret key (the session keeps its own copy). */
 void cli_client_keys_wipe(cli_client_keys *keys);
 
+/* From now on SIGINT and SIGTERM only make cli_stop_requested() true
+ * (stop.c): the long-running commands poll it and stop cleanly. */
+void cli_stop_on_signals(void);
+int cli_stop_requested(void);
+
 /* Writes compact JSON indented by two spaces per level, for people. */
 void cli_json_pretty(FILE *out, const char *json, int indent);
 

@@ -3,7 +3,6 @@
  * Inkscape or any editor takes part by opening and saving that file
  * (mirror.c does the file side). */
 #define _POSIX_C_SOURCE 200809L
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,11 +36,6 @@ static const cli_spec s_spec = {
     "hash (as watch does).",
     s_options, 1, 1};
 
-static volatile sig_atomic_t s_stop;
-static void s_on_signal(int sig) {
-  (void)sig;
-  s_stop = 1;
-}
 
 typedef struct {
   cli_mirror *mirror;
@@ -141,16 +135,12 @@ int cli_cmd_join(int argc, char **argv) {
     cli_mirror_free(st.mirror);
     return cli_fail(s_spec.name, "%s", ens_error_last());
   }
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = s_on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  cli_stop_on_signals();
 
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int status = CLI_OK, kind_checked = 0;
-  while (!s_stop && !st.failed) {
+  while (!cli_stop_requested() && !st.failed) {
     /* short polls: the file's events are looked at between them */
     if ((rc = ens_session_poll(s, 20)) != 0) {
       status = cli_fail(s_spec.name, "%s", ens_error_last());

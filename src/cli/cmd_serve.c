@@ -4,7 +4,6 @@
  * checkpoint and when it stops (SIGINT, SIGTERM), and continues the same
  * document and sequence when restarted on the same store. */
 #define _POSIX_C_SOURCE 200809L
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +37,6 @@ static const cli_spec s_spec = {
     "leaving and dropped, and refused connections, go to stderr.",
     s_options, 1, 1};
 
-static volatile sig_atomic_t s_stop;
-static void s_on_signal(int sig) {
-  (void)sig;
-  s_stop = 1;
-}
 
 typedef struct {
   const char *path;
@@ -141,17 +135,13 @@ int cli_cmd_serve(int argc, char **argv) {
   ens_doc_free(initial);
   if (rc) return cli_fail(s_spec.name, "%s", ens_error_last());
 
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = s_on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  cli_stop_on_signals();
   printf("serving %s on %s (store %s, seq %llu", file, ens_server_endpoint(srv), store,
          (unsigned long long)ens_server_head(srv));
   if (keydir) printf(", key %s", keys.public_key);
   printf(")\n");
   fflush(stdout);
-  while (!s_stop) {
+  while (!cli_stop_requested()) {
     if ((rc = ens_server_poll(srv, 200)) != 0) {
       fprintf(stderr, "ensemble serve: %s\n", ens_error_last());
       break;

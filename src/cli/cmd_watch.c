@@ -5,7 +5,6 @@
  * it stops, --mirror keeps a file up to date while it runs (a read-only
  * mirror for an editor to open). */
 #define _POSIX_C_SOURCE 200809L
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +43,6 @@ static const cli_spec s_spec = {
     "not list this client's key refuses it, and watch stops.",
     s_options, 1, 1};
 
-static volatile sig_atomic_t s_stop;
-static void s_on_signal(int sig) {
-  (void)sig;
-  s_stop = 1;
-}
 
 /* Who is here, by site, for the lines about their transactions. */
 typedef struct {
@@ -216,11 +210,7 @@ int cli_cmd_watch(int argc, char **argv) {
   rc = ens_session_new(&o, &s);
   cli_client_keys_wipe(&keys);
   if (rc) return cli_fail(s_spec.name, "%s", ens_error_last());
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = s_on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  cli_stop_on_signals();
   struct timespec t0, t;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   rc = 0;
@@ -228,7 +218,7 @@ int cli_cmd_watch(int argc, char **argv) {
   double last_write = -1e9;
   int status = CLI_OK;
   char err[512];
-  while (!s_stop) {
+  while (!cli_stop_requested()) {
     if ((rc = ens_session_poll(s, 100)) != 0) break;
     clock_gettime(CLOCK_MONOTONIC, &t);
     double now = (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9;
