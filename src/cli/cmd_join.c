@@ -71,6 +71,12 @@ static void s_event(ens_session *s, const ens_session_event *ev, void *user) {
             ev->message ? ev->message : "");
     cli_mirror_rejected(st->mirror);
     break;
+  case ENS_SESSION_DROPPED: /* the rest of the save stands; the file is brought to what did */
+    fprintf(stderr, "ensemble join: %zu operation%s of %s left out: a collaborator had deleted what %s\n",
+            ev->dropped, ev->dropped == 1 ? "" : "s", ev->label ? ev->label : "a change",
+            ev->dropped == 1 ? "it edits" : "they edit");
+    cli_mirror_rejected(st->mirror);
+    break;
   case ENS_SESSION_FAILED:
     fprintf(stderr, "ensemble join: refused: %s\n", ev->message ? ev->message : "");
     st->failed = 1;

@@ -29,8 +29,9 @@ const char *cli_mirror_doc_kind(const cli_mirror *m);
 /* The session's document is new (first join, or replaced by a snapshot):
  * the next step writes it whole. */
 void cli_mirror_reset(cli_mirror *m);
-/* The server refused one of our transactions and it was taken off the
- * session's document: the next step rewrites the file from that document. */
+/* The server refused one of our transactions, or applied it without its
+ * edits of what a collaborator had deleted, and the session's document
+ * says so: the next step rewrites the file from that document. */
 void cli_mirror_rejected(cli_mirror *m);
 
 /* One round of work, between two polls of the session: reads the events of
