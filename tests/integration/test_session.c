@@ -560,6 +560,7 @@ typedef struct {
   ens_session *s;
   ens_id targets[8];
   atomic_int stop;
+  atomic_int flowing; /* its first transaction is acknowledged */
   uint64_t committed, acked; /* acked: seqs the writer saw while writing */
   uint64_t seq0;             /* the head when it started */
   double secs;
@@ -591,6 +592,7 @@ static void *s_write(void *arg) {
       snprintf(w->err, sizeof w->err, "poll: %s", ens_error_last());
       return NULL;
     }
+    if (ens_session_seq(w->s) > seq0) atomic_store(&w->flowing, 1);
     if (!end && w->committed >= WRITER_MAX && !ens_session_pending(w->s)) {
       end = ens__now_ms(); /* the rate is over the writing, not the wait after it */
       w->acked = ens_session_seq(w->s) - seq0;
@@ -640,6 +642,8 @@ static void test_hundred_joins_while_changes_flow(void **state) {
   int joined = 0;
   pthread_t writer;
   assert_int_equal(pthread_create(&writer, NULL, s_write, &w), 0);
+  /* the first joiner comes once changes flow */
+  for (int64_t until = ens__now_ms() + 10000; !atomic_load(&w.flowing) && ens__now_ms() < until;) usleep(1000);
   int64_t start = ens__now_ms(), next_join = start, deadline = start + 60000;
   for (;;) {
     int64_t now = ens__now_ms();
