@@ -297,7 +297,7 @@ static void s_send_pending(ens_session *s) {
 static void s_reject_head(ens_session *s, int code, const char *why) {
   ens__pend *p = &s->pend.items[0];
   char label[128];
-  snprintf(label, sizeof label, "%s", ens_txn_label(p->txn));
+  snprintf(label, sizeof label, "%s", ens__pending_label(&s->pend, 0));
   uint64_t ctn = p->ctn;
   int rc = ens__pending_reject_head(&s->pend);
   ens_session_event ev;
@@ -415,10 +415,9 @@ static void s_accept(ens_session *s, uint64_t ctn) {
     return;
   }
   s->seq++;
-  char label[128];
-  snprintf(label, sizeof label, "%s", ens_txn_label(s->pend.items[0].txn));
+  char label[128] = "";
   size_t dropped = 0;
-  if (ens__pending_accept_head(&s->pend, &dropped)) {
+  if (ens__pending_accept_head(&s->pend, &dropped, label, sizeof label)) {
     s_diverged(s, ens_error_last());
     return;
   }

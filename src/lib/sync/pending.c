@@ -1,6 +1,7 @@
 /* The pending queue and how remote changes go beneath it (see pending.h). */
 #include "pending.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +21,7 @@ static void s_free_item(ens__pend *p) {
   ens_txn_free(p->txn);
   ens_txn_free(p->inv);
   free(p->bytes);
+  free(p->inv_bytes);
 }
 
 void ens__pending_clear(ens__pending *q) {
@@ -29,21 +31,16 @@ void ens__pending_clear(ens__pending *q) {
   q->n = q->off = q->cap = 0;
 }
 
-/* A transaction copied through its wire form: there is no other deep copy,
- * and the wire form is what the server will see anyway. */
-static int s_copy(const ens_txn *t, ens_txn **out, unsigned char **bytes, size_t *len) {
-  unsigned char *b;
-  size_t n;
-  int rc = ens_txn_encode(t, &b, &n);
-  if (rc) return rc;
-  rc = ens_txn_decode(b, n, out);
-  if (rc || !bytes) {
-    ens_free(b);
-    return rc;
-  }
-  *bytes = b;
-  *len = n;
-  return 0;
+/* The transaction as objects, decoded from its wire form the first time
+ * it is needed; NULL (with the error) when that fails. */
+static ens_txn *s_txn(ens__pend *p) {
+  if (!p->txn && ens_txn_decode(p->bytes, p->len, &p->txn)) p->txn = NULL;
+  return p->txn;
+}
+
+const char *ens__pending_label(ens__pending *q, size_t i) {
+  const ens_txn *t = i < q->n ? s_txn(&q->items[i]) : NULL;
+  return t ? ens_txn_label(t) : "";
 }
 
 int ens__pending_push(ens__pending *q, uint64_t ctn, const ens_txn *txn, const ens_txn *inverse) {
@@ -69,8 +66,10 @@ int ens__pending_push(ens__pending *q, uint64_t ctn, const ens_txn *txn, const e
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
   p.time_us = (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
-  int rc = s_copy(txn, &p.txn, &p.bytes, &p.len);
-  if (rc == 0 && inverse) rc = s_copy(inverse, &p.inv, NULL, NULL);
+  p.on = 1;
+  int rc = ens_txn_encode(txn, &p.bytes, &p.len);
+  if (rc == 0 && inverse) rc = ens_txn_encode(inverse, &p.inv_bytes, &p.inv_len);
+  if (rc == 0 && !inverse) rc = ens__error(ENS_EINVAL, "a pending change needs its inverse");
   if (rc) {
     s_free_item(&p);
     return rc;
@@ -85,11 +84,16 @@ static int s_off(ens__pending *q, size_t from) {
   q->rebasing++;
   for (size_t i = q->n; i-- > from;) {
     ens__pend *p = &q->items[i];
-    if (!p->inv) continue;
-    int r = ens_doc_apply(q->doc, p->inv, ENS_ORIGIN_LOCAL, NULL);
+    if (!p->on) continue;
+    int r = 0;
+    if (!p->inv) r = ens_txn_decode(p->inv_bytes, p->inv_len, &p->inv);
+    if (r == 0) r = ens_doc_apply(q->doc, p->inv, ENS_ORIGIN_LOCAL, NULL);
     if (r && !rc) rc = ens__error_prefix(r, "taking pending %llu off: ", (unsigned long long)p->ctn);
     ens_txn_free(p->inv);
     p->inv = NULL;
+    free(p->inv_bytes);
+    p->inv_bytes = NULL;
+    p->on = 0;
   }
   q->rebasing--;
   return rc;
@@ -102,11 +106,13 @@ static int s_off(ens__pending *q, size_t from) {
  * decides. inverse may be NULL. */
 static int s_apply(ens__pending *q, ens__pend *p, ens_txn **inverse) {
   p->dropped = 0;
-  int rc = ens_doc_apply(q->doc, p->txn, ENS_ORIGIN_LOCAL, inverse);
+  const ens_txn *txn = s_txn(p);
+  if (!txn) return ens__error(ENS_EDECODE, "pending %llu does not decode", (unsigned long long)p->ctn);
+  int rc = ens_doc_apply(q->doc, txn, ENS_ORIGIN_LOCAL, inverse);
   if (rc != ENS_ENOTFOUND) return rc;
   ens_txn *kept;
   size_t dropped;
-  if ((rc = ens__txn_drop_missing(q->doc, p->txn, &kept, &dropped)) != 0) return rc;
+  if ((rc = ens__txn_drop_missing(q->doc, txn, &kept, &dropped)) != 0) return rc;
   rc = dropped && ens_txn_op_count(kept) ? ens_doc_apply(q->doc, kept, ENS_ORIGIN_LOCAL, inverse) : ENS_ENOTFOUND;
   ens_txn_free(kept);
   if (rc == 0) p->dropped = dropped;
@@ -123,6 +129,7 @@ static void s_on(ens__pending *q, size_t from) {
       p->inv = NULL;
       continue;
     }
+    p->on = 1;
     /* its undo step now sits on top of what came beneath it */
     if (q->undo) ens__undo_restamp(q->undo, p->stamp, q->doc->clock, p->inv);
     p->stamp = q->doc->clock;
@@ -141,10 +148,10 @@ static void s_pop(ens__pending *q) {
   }
 }
 
-int ens__pending_accept_head(ens__pending *q, size_t *dropped) {
+int ens__pending_accept_head(ens__pending *q, size_t *dropped, char *label, size_t label_size) {
   if (!q->n) return ens__error(ENS_EINVAL, "no pending transaction to accept");
   int rc = 0;
-  if (!q->items[0].inv) {
+  if (!q->items[0].on) {
     /* it was off: it goes on beneath the others, as the server applied it */
     rc = s_off(q, 1);
     q->rebasing++;
@@ -154,6 +161,7 @@ int ens__pending_accept_head(ens__pending *q, size_t *dropped) {
     s_on(q, 1);
   }
   if (dropped) *dropped = q->items[0].dropped;
+  if (q->items[0].dropped && label && label_size) snprintf(label, label_size, "%s", ens__pending_label(q, 0));
   s_pop(q);
   return rc;
 }
@@ -191,8 +199,10 @@ static int s_sets_apart(const ens_txn *txn, const ens_txn *remote) {
 static int s_commutes(const ens__pending *q, const ens_txn *remote) {
   for (size_t j = 0; j < remote->nops; j++)
     if (remote->ops[j].kind != ENS_OP_SET) return 0;
-  for (size_t i = 0; i < q->n; i++)
-    if (!q->items[i].inv || !s_sets_apart(q->items[i].txn, remote)) return 0;
+  for (size_t i = 0; i < q->n; i++) {
+    const ens_txn *txn = q->items[i].on ? s_txn(&q->items[i]) : NULL;
+    if (!txn || !s_sets_apart(txn, remote)) return 0;
+  }
   return 1;
 }
 
@@ -212,6 +222,9 @@ void ens__pending_rebase_onto(ens__pending *q, ens_doc *doc, ens_undo *undo, uin
     ens__pend *p = &q->items[i];
     ens_txn_free(p->inv); /* inverses and stamps of the old document mean nothing on the new one */
     p->inv = NULL;
+    free(p->inv_bytes);
+    p->inv_bytes = NULL;
+    p->on = 0;
     p->stamp = 0;
     if (p->ctn <= upto) s_free_item(p);
     else q->items[keep++] = *p;

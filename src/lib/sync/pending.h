@@ -19,12 +19,19 @@
 
 #include "ensemble/undo.h"
 
+/* A pending transaction is kept in its wire form, and its inverse
+ * encoded too: most are acknowledged without a collaborator's change
+ * beneath them, and then neither is ever needed as objects. They are
+ * decoded the first time a rebase needs them (s_txn, s_off). */
 typedef struct {
   uint64_t ctn;
-  ens_txn *txn;        /* owned copy */
-  ens_txn *inv;        /* owned; NULL while the transaction is off the document */
+  ens_txn *txn;        /* owned; decoded from bytes when first needed, NULL until then */
   unsigned char *bytes; /* wire form, owned */
   size_t len;
+  int on;              /* on the document (its effect is there) */
+  ens_txn *inv;        /* owned: what takes it off, from its last apply in a rebase; or NULL and */
+  unsigned char *inv_bytes; /* ... its inverse as committed, encoded (owned) */
+  size_t inv_len;
   int sent;
   uint64_t stamp; /* document clock after its last apply: names its undo step */
   size_t dropped; /* operations its last apply left out (edits of what a collaborator deleted) */
@@ -53,9 +60,13 @@ int ens__pending_push(ens__pending *q, uint64_t ctn, const ens_txn *txn, const e
 
 /* The head was accepted by the server: it is now part of the server's
  * state. *dropped (may be NULL) gets how many of its operations were left
- * out, as the server left them out. ENS_EDECODE when it no longer applies
- * there (the document has diverged: the caller resynchronises). */
-int ens__pending_accept_head(ens__pending *q, size_t *dropped);
+ * out, as the server left them out, and then label (may be NULL) its
+ * label. ENS_EDECODE when it no longer applies there (the document has
+ * diverged: the caller resynchronises). */
+int ens__pending_accept_head(ens__pending *q, size_t *dropped, char *label, size_t label_size);
+/* The label of pending item i, decoding it when needed ("" when it cannot
+ * be decoded); borrowed until the item goes. */
+const char *ens__pending_label(ens__pending *q, size_t i);
 /* The head was refused: it comes off the document and the queue. */
 int ens__pending_reject_head(ens__pending *q);
 /* A collaborator's transaction goes beneath the pending ones. An error
