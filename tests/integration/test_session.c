@@ -32,6 +32,7 @@ typedef struct {
   size_t rejected_gone; /* of rejected: an object it names no longer exists */
   size_t rejected, connected, reconnecting, resets, joined, left, presence;
   size_t dropped_events, dropped_ops; /* DROPPED: applied without edits of what others deleted */
+  char last_reconnect[160];           /* why, for a failure's message */
   uint32_t last_colour;
   size_t last_selection;
   int done;
@@ -61,7 +62,10 @@ static void s_on_event(ens_session *s, const ens_session_event *ev, void *user) 
     c->dropped_ops += ev->dropped;
     break;
   case ENS_SESSION_CONNECTED: c->connected++; break;
-  case ENS_SESSION_RECONNECTING: c->reconnecting++; break;
+  case ENS_SESSION_RECONNECTING:
+    c->reconnecting++;
+    snprintf(c->last_reconnect, sizeof c->last_reconnect, "%s", ev->message ? ev->message : "");
+    break;
   case ENS_SESSION_RESET:
     c->resets++;
     if (c->forget_acks_on_reset) c->nacked = 0;
@@ -200,9 +204,11 @@ static void s_settle(s_world *w, int seconds) {
     if (done == CLIENTS) return;
     if (ens__now_ms() > deadline) {
       for (int k = 0; k < CLIENTS; k++)
-        print_message("client %d: live %d pending %zu seq %llu (server %llu)\n", k, ens_session_is_live(w->c[k].s),
-                      ens_session_pending(w->c[k].s), (unsigned long long)ens_session_seq(w->c[k].s),
-                      (unsigned long long)ens_server_head(w->srv));
+        print_message("client %d: live %d pending %zu seq %llu (server %llu, %zu clients there), %zu reconnects, "
+                      "the last: %s\n",
+                      k, ens_session_is_live(w->c[k].s), ens_session_pending(w->c[k].s),
+                      (unsigned long long)ens_session_seq(w->c[k].s), (unsigned long long)ens_server_head(w->srv),
+                      ens_server_client_count(w->srv), w->c[k].reconnecting, w->c[k].last_reconnect);
       fail_msg("clients did not settle in %d s", seconds);
     }
   }
