@@ -8,7 +8,6 @@
  * whose removal changes the picture), it does not. Passes with a message
  * when the corpus is absent. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -36,36 +34,6 @@ static const struct {
 #define S_RENDER_MAX ((size_t)600 << 10)
 static const ens_render_size s_size = {160, 0, 0};
 
-typedef struct {
-  char **v;
-  size_t n, cap;
-} s_list;
-
-static int s_ends(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-static void s_walk(const char *dir, s_list *out) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *de;
-  char path[4096];
-  while ((de = readdir(d)) != NULL) {
-    if (de->d_name[0] == '.') continue;
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    struct stat st;
-    if (stat(path, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) s_walk(path, out);
-    else if (s_ends(de->d_name, ".svg")) {
-      if (out->n == out->cap) out->v = realloc(out->v, (out->cap = out->cap ? out->cap * 2 : 256) * sizeof *out->v);
-      out->v[out->n++] = strdup(path);
-    }
-  }
-  closedir(d);
-}
-
-static int s_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static char *s_write(const ens_doc *doc, size_t *n) {
   unsigned char *out = NULL;
@@ -402,13 +370,15 @@ static void test_corpus_edits(void **state) {
   for (size_t k = 0; k < sizeof s_sets / sizeof *s_sets; k++) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/svg/%s", corpus, s_sets[k].dir);
-    s_list l = {0};
-    s_walk(dir, &l);
+    struct {
+      char **v;
+      size_t n;
+    } l;
+    l.v = tu_list_files(dir, ".svg", &l.n);
     if (!l.n) {
       printf("%-46s (absent)\n", s_sets[k].dir);
       continue;
     }
-    qsort(l.v, l.n, sizeof *l.v, s_cmp);
     s_stats st;
     memset(&st, 0, sizeof st);
     size_t take = s_sets[k].take < l.n ? s_sets[k].take : l.n, files = 0;
@@ -420,8 +390,7 @@ static void test_corpus_edits(void **state) {
     printf("%-46s %5zu %6zu %7zu %6zu %7zu %6zu %8zu  %.1f s\n", s_sets[k].dir, files, st.edits, st.renders,
            st.same_picture, st.moved, st.hidden, st.refused, (double)(clock() - t0) / CLOCKS_PER_SEC);
     if (st.refused) printf("    first refusal: %s\n", st.first_refusal);
-    for (size_t i = 0; i < l.n; i++) free(l.v[i]);
-    free(l.v);
+    tu_files_free(l.v, l.n);
   }
 }
 

@@ -9,7 +9,6 @@
  * renders identically by construction). Passes with a message when the
  * corpus is absent. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -44,42 +42,6 @@ static const s_set s_sets[] = {
     {"history", "history", 0},
 };
 
-typedef struct {
-  char **v;
-  size_t n, cap;
-} s_list;
-
-static void s_push(s_list *l, const char *s) {
-  if (l->n == l->cap) {
-    l->cap = l->cap ? l->cap * 2 : 256;
-    l->v = realloc(l->v, l->cap * sizeof *l->v);
-  }
-  l->v[l->n++] = strdup(s);
-}
-
-static int s_ends(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-static int s_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Every .svg below dir (the librsvg sets hold nothing else of interest). */
-static void s_walk(const char *dir, s_list *out) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *de;
-  char path[4096];
-  while ((de = readdir(d)) != NULL) {
-    if (de->d_name[0] == '.') continue;
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    struct stat st;
-    if (stat(path, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) s_walk(path, out);
-    else if (s_ends(de->d_name, ".svg")) s_push(out, path);
-  }
-  closedir(d);
-}
 
 /* Canonical XML of data by libxml2 (no network, entities as references),
  * or NULL when libxml2 cannot read it. */
@@ -186,13 +148,15 @@ static void test_corpus_roundtrip(void **state) {
   for (size_t s = 0; s < sizeof s_sets / sizeof s_sets[0]; s++) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/svg/%s", corpus, s_sets[s].dir);
-    s_list files = {0};
-    s_walk(dir, &files);
+    struct {
+      char **v;
+      size_t n;
+    } files;
+    files.v = tu_list_files(dir, ".svg", &files.n);
     if (!files.n) {
       printf("svg/%s: absent, skipped\n", s_sets[s].name);
       continue;
     }
-    qsort(files.v, files.n, sizeof *files.v, s_cmp);
     int count[4] = {0}, snaps = 0, shown = 0;
     clock_t t0 = clock();
     for (size_t i = 0; i < files.n; i++) {

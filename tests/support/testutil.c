@@ -1,9 +1,11 @@
 /* Shared test helpers (see testutil.h). */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/doc.h"
@@ -181,4 +183,51 @@ char *tu_read_file(const char *path, size_t *len) {
   d[got] = '\0';
   *len = got;
   return d;
+}
+
+typedef struct {
+  char **v;
+  size_t n, cap;
+} s_files;
+
+static void s_walk(const char *dir, const char *suffix, s_files *out) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  size_t sl = strlen(suffix);
+  struct dirent *de;
+  char path[4096];
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    struct stat st;
+    if (stat(path, &st) != 0) continue;
+    size_t nl = strlen(de->d_name);
+    if (S_ISDIR(st.st_mode)) {
+      s_walk(path, suffix, out);
+    } else if (nl >= sl && strcmp(de->d_name + nl - sl, suffix) == 0) {
+      if (out->n == out->cap) {
+        out->cap = out->cap ? out->cap * 2 : 256;
+        char **v = realloc(out->v, out->cap * sizeof *v);
+        if (!v) break;
+        out->v = v;
+      }
+      if ((out->v[out->n] = strdup(path)) != NULL) out->n++;
+    }
+  }
+  closedir(d);
+}
+
+static int s_path_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+char **tu_list_files(const char *dir, const char *suffix, size_t *count) {
+  s_files f = {0};
+  s_walk(dir, suffix, &f);
+  if (f.n) qsort(f.v, f.n, sizeof *f.v, s_path_cmp);
+  *count = f.n;
+  return f.v;
+}
+
+void tu_files_free(char **files, size_t count) {
+  for (size_t i = 0; i < count; i++) free(files[i]);
+  free(files);
 }

@@ -48,4 +48,11 @@ const char *tu_corpus_dir(void);
 /* The whole file at path, malloc'd with a NUL after it (free()), or NULL. */
 char *tu_read_file(const char *path, size_t *len);
 
+/* Every file below dir (recursively; names starting with '.' skipped)
+ * whose name ends in suffix, as paths sorted byte-wise; *count gets how
+ * many (0, and NULL returned, for none or a missing dir). Free with
+ * tu_files_free. */
+char **tu_list_files(const char *dir, const char *suffix, size_t *count);
+void tu_files_free(char **files, size_t count);
+
 #endif
