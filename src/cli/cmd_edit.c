@@ -380,14 +380,6 @@ static int s_jint(const cli_json *o, const char *key, int64_t lo, int64_t hi, in
   return 0;
 }
 
-static int s_jstr(const cli_json *o, const char *key, const char *alt, char **v, char *err, size_t esz) {
-  const cli_json *j = cli_json_get(o, key);
-  if (!j && alt) j = cli_json_get(o, alt);
-  if (!j || j->type != CLI_J_STR) return S_BAD("\"%s\" must be a string", key);
-  if (!(*v = s_dup(j->str, strlen(j->str)))) return S_BAD("out of memory");
-  return 0;
-}
-
 static int s_juni(const cli_json *o, const char *key, int64_t *v, char *err, size_t esz) {
   const cli_json *j = cli_json_get(o, key);
   if (j && j->type == CLI_J_STR && s_unicode(j->str, strlen(j->str), v) == 0) return 0;
@@ -425,7 +417,7 @@ static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_
     goto done;
   }
   c->op = (s_op)op;
-  if (c->op != S_ADD_GLYPH && s_jstr(&o, "glyph", NULL, &c->glyph, err, esz)) goto done;
+  if (c->op != S_ADD_GLYPH && cli_json_get_str(&o, "glyph", NULL, &c->glyph, err, esz)) goto done;
   switch (c->op) {
   case S_WIDTH:
     if (s_jint(&o, "value", INT32_MIN, INT32_MAX, &c->i, err, esz)) goto done;
@@ -494,13 +486,13 @@ static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_
     if (c->op == S_ADD_POINT && (s_jnum(&o, "x", &c->x, err, esz) || s_jnum(&o, "y", &c->y, err, esz))) goto done;
     break;
   case S_RENAME:
-    if (s_jstr(&o, "name", "to", &c->name, err, esz)) goto done;
+    if (cli_json_get_str(&o, "name", "to", &c->name, err, esz)) goto done;
     break;
   case S_UNICODE:
     if (s_juni(&o, "value", &c->i, err, esz)) goto done;
     break;
   case S_ADD_GLYPH:
-    if (s_jstr(&o, "name", "glyph", &c->name, err, esz)) goto done;
+    if (cli_json_get_str(&o, "name", "glyph", &c->name, err, esz)) goto done;
     c->has_u = 1;
     c->i = -1;
     if (cli_json_get(&o, "unicode") && s_juni(&o, "unicode", &c->i, err, esz)) goto done;

@@ -177,14 +177,6 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
 
 /* --- the JSON form --------------------------------------------------------------------------------- */
 
-static int s_jstr(const cli_json *o, const char *key, const char *alt, char **v, char *err, size_t esz) {
-  const cli_json *j = cli_json_get(o, key);
-  if (!j && alt) j = cli_json_get(o, alt);
-  if (!j || j->type != CLI_J_STR) return S_BAD("\"%s\" must be a string", key);
-  if (!(*v = s_dup(j->str, strlen(j->str)))) return S_BAD("out of memory");
-  return 0;
-}
-
 static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_t esz) {
   cli_json o;
   if (cli_json_parse(line, len, &o, err, esz)) return -1;
@@ -216,19 +208,19 @@ static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_
       }
       if (!(c->elems[c->nelems++] = s_dup(j->kids[i].str, strlen(j->kids[i].str)))) goto done;
     }
-    if (cli_json_get(&o, "id") && s_jstr(&o, "id", NULL, &c->id, err, esz)) goto done;
+    if (cli_json_get(&o, "id") && cli_json_get_str(&o, "id", NULL, &c->id, err, esz)) goto done;
     rc = 0;
     goto done;
   }
-  if (s_jstr(&o, "elem", c->op == S_INSERT ? "parent" : NULL, &c->elem, err, esz)) goto done;
+  if (cli_json_get_str(&o, "elem", c->op == S_INSERT ? "parent" : NULL, &c->elem, err, esz)) goto done;
   switch (c->op) {
   case S_SET_ATTR:
   case S_SET_STYLE:
-    if (s_jstr(&o, "name", "prop", &c->name, err, esz) || s_jstr(&o, "value", NULL, &c->value, err, esz)) goto done;
+    if (cli_json_get_str(&o, "name", "prop", &c->name, err, esz) || cli_json_get_str(&o, "value", NULL, &c->value, err, esz)) goto done;
     break;
   case S_REMOVE_ATTR:
   case S_REMOVE_STYLE:
-    if (s_jstr(&o, "name", "prop", &c->name, err, esz)) goto done;
+    if (cli_json_get_str(&o, "name", "prop", &c->name, err, esz)) goto done;
     break;
   case S_TRANSLATE:
   case S_ROTATE:
@@ -265,7 +257,7 @@ static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_
       goto done;
     }
     if (j) c->index = (long)j->num;
-    if (s_jstr(&o, "markup", NULL, &c->value, err, esz)) goto done;
+    if (cli_json_get_str(&o, "markup", NULL, &c->value, err, esz)) goto done;
     break;
   default:
     break;

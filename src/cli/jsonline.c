@@ -214,3 +214,19 @@ int cli_json_parse(const char *line, size_t len, cli_json *out, char *err, size_
   }
   return 0;
 }
+
+int cli_json_get_str(const cli_json *o, const char *key, const char *alt, char **v, char *err, size_t esz) {
+  const cli_json *j = cli_json_get(o, key);
+  if (!j && alt) j = cli_json_get(o, alt);
+  if (!j || j->type != CLI_J_STR) {
+    snprintf(err, esz, "\"%s\" must be a string", key);
+    return -1;
+  }
+  size_t n = strlen(j->str);
+  if (!(*v = malloc(n + 1))) {
+    snprintf(err, esz, "out of memory");
+    return -1;
+  }
+  memcpy(*v, j->str, n + 1);
+  return 0;
+}

@@ -25,4 +25,9 @@ void cli_json_free(cli_json *j);
 /* The member key of object o, or NULL. */
 const cli_json *cli_json_get(const cli_json *o, const char *key);
 
+/* A malloc'd copy of the string member key of o (or, when it has none, of
+ * member alt; alt may be NULL) in *v: 0, or -1 with "\"key\" must be a
+ * string" (or out of memory) in err. */
+int cli_json_get_str(const cli_json *o, const char *key, const char *alt, char **v, char *err, size_t esz);
+
 #endif
