@@ -340,10 +340,9 @@ chmod 644 "$TMP/alice-keys/ensemble.key"
 run "watch with a secret key others can read" 1 "$BIN" watch --keys "$TMP/alice-keys" --server-key "$spub" \
   tcp://127.0.0.1:9 && has "watch with a readable key" err "chmod 600"
 chmod 600 "$TMP/alice-keys/ensemble.key"
-serve_round() {
-  rm -f "$TMP/serve.out" # the wait below must not see the last round's line
-  "$BIN" serve --bind "$1" "$TMP/doc.snap" >"$TMP/serve.out" 2>"$TMP/serve.err" &
-  spid=$!
+# wait_endpoint WHAT: sets $endpoint from the "serving ... on tcp://..."
+# line of $TMP/serve.out, waiting up to 10 s for it.
+wait_endpoint() {
   endpoint=""
   i=0
   while [ -z "$endpoint" ] && [ $i -lt 200 ]; do
@@ -351,7 +350,13 @@ serve_round() {
     i=$((i + 1))
     endpoint=$(sed -n 's/.* on \(tcp[^ ]*\) .*/\1/p' "$TMP/serve.out" 2>/dev/null)
   done
-  [ -n "$endpoint" ] || fail "serve printed no endpoint"
+  [ -n "$endpoint" ] || fail "$1 printed no endpoint"
+}
+serve_round() {
+  rm -f "$TMP/serve.out" # the wait below must not see the last round's line
+  "$BIN" serve --bind "$1" "$TMP/doc.snap" >"$TMP/serve.out" 2>"$TMP/serve.err" &
+  spid=$!
+  wait_endpoint "serve"
   run "watch $2" 0 "$BIN" watch --until-seq 0 --seconds 10 --mirror "$TMP/mirror-$2.snap" "$endpoint" &&
     has "watch $2" out "^connected as site" && has "watch $2" out "^seq 0 hash "
   cmp -s "$TMP/mirror-$2.snap" "$TMP/orig.snap" || fail "the $2 mirror differs from the served document"
@@ -372,14 +377,7 @@ rm -f "$TMP/serve.out"
 "$BIN" serve --keys "$TMP/server-keys" --authorized-keys "$TMP/authorized" --store "$TMP/enc.ensemble" \
   --bind "tcp://127.0.0.1:*" "$TMP/doc.snap" >"$TMP/serve.out" 2>"$TMP/serve.err" &
 spid=$!
-endpoint=""
-i=0
-while [ -z "$endpoint" ] && [ $i -lt 200 ]; do
-  sleep 0.05
-  i=$((i + 1))
-  endpoint=$(sed -n 's/.* on \(tcp[^ ]*\) .*/\1/p' "$TMP/serve.out" 2>/dev/null)
-done
-[ -n "$endpoint" ] || fail "encrypted serve printed no endpoint"
+wait_endpoint "encrypted serve"
 checks=$((checks + 1))
 grep -q -F "key $spub" "$TMP/serve.out" || fail "encrypted serve did not print its public key"
 run "watch with an authorised key" 0 "$BIN" watch --keys "$TMP/alice-keys" \
