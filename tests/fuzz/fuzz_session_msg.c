@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FZ_CHECK(rc == ENS_EDECODE || rc == ENS_ELIMIT, "decode returned %d", rc);
     return 0;
   }
-  FZ_CHECK(s_a.type >= ENS_MSG_HELLO && s_a.type <= ENS_MSG_ERROR, "type %d", (int)s_a.type);
+  FZ_CHECK(s_a.type >= ENS_MSG_HELLO && s_a.type <= ENS_MSG_LAST, "type %d", (int)s_a.type);
   FZ_CHECK(strcmp(ens__msg_name(s_a.type), "?") != 0, "unnamed type");
   FZ_CHECK(s_a.ntext <= ENS_MAX_TEXT && s_a.nsel <= ENS_MAX_SELECTION, "limits");
   FZ_CHECK(s_a.nbytes <= size, "bytes beyond the input");
@@ -68,6 +68,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else {
       FZ_CHECK(t == NULL, "failed decode left a transaction");
     }
+  } else if (s_a.type == ENS_MSG_ENTRIES) {
+    /* every item the decoder let through reads back, seqs in a row */
+    ens__entries_reader r;
+    ens__entry_item it;
+    uint64_t n = 0;
+    ens__entries_begin(&s_a, &r);
+    while (ens__entries_next(&r, &it)) {
+      FZ_CHECK(it.seq == s_a.seq + n, "item %llu has seq %llu", (unsigned long long)n, (unsigned long long)it.seq);
+      FZ_CHECK(it.site >= 1 && it.site <= ENS_SITE_MAX && it.ctn != 0, "item %llu", (unsigned long long)n);
+      FZ_CHECK(it.is_ack == (it.txn == NULL), "an item is an ack exactly when it has no bytes");
+      if (it.len) fz_sink += it.txn[0] + it.txn[it.len - 1];
+      n++;
+    }
+    FZ_CHECK(n == s_a.count, "%llu items read of %llu", (unsigned long long)n, (unsigned long long)s_a.count);
   } else if (s_a.type == ENS_MSG_SNAPSHOT && s_a.count == 1) {
     ens_doc *doc = NULL;
     if (ens_snapshot_decode(s_a.bytes, s_a.nbytes, &doc) == 0) {

@@ -66,7 +66,9 @@ static ens__msg s_new(int type);
 
 static ens__msg s_hello(unsigned char who, uint64_t epoch, uint64_t seq) {
   ens__msg m = s_new(ENS_MSG_HELLO);
-  m.vmin = m.vmax = 1;
+  /* odd peers speak version 1 only, even ones up to the latest */
+  m.vmin = 1;
+  m.vmax = (who & 1) ? 1 : ENS_PROTO_VERSION;
   memset(m.client, who, 16);
   m.epoch = epoch;
   m.seq = seq;
@@ -177,6 +179,10 @@ int main(int argc, char **argv) {
   t[3] = ens_txn_new("Delete", NULL);
   ens_txn_delete(t[3], 3);
   static const char *names[] = {"set", "insert", "move", "delete"};
+  /* and all four in one entries message, with an ack among them */
+  ens_buf batch = ENS_BUF_INIT;
+  ens__entries_writer w;
+  ens__entries_start(&w, &batch, 100);
   for (int i = 0; i < 4; i++) {
     unsigned char *b;
     size_t nb;
@@ -188,9 +194,14 @@ int main(int argc, char **argv) {
     m = s_new(ENS_MSG_ENTRY); m.seq = (uint64_t)i + 100; m.site = 3; m.ctn = (uint64_t)i + 1; m.bytes = b; m.nbytes = nb;
     snprintf(name, sizeof name, "entry-%s", names[i]);
     s_write(name, &m);
+    ens__entries_add(&w, 3, (uint64_t)i + 1, b, nb, i == 0, 1796300000000000ULL);
     ens_free(b);
     ens_txn_free(t[i]);
   }
+  ens__entries_add(&w, 2, 7, NULL, 0, 0, 0);
+  if (ens__entries_finish(&w) || ens__msg_decode(batch.data, batch.len, &m)) return 1;
+  s_write("entries", &m);
+  ens__buf_free(&batch);
 
   m = s_new(ENS_MSG_ACK); m.ctn = 4; m.seq = 103; s_write("ack", &m);
   m.ctn = 0xffffffffffULL; m.seq = 0xffffffffffffffffULL; s_write("ack-large", &m);

@@ -4,7 +4,9 @@
  * receive anything and never get a change in; an authorised client that
  * sends garbage, truncated, out-of-order, oversized or multipart messages
  * gets an error and is dropped, while two others go on converging without
- * a single reconnect. Bounded in time. */
+ * a single reconnect. Clients of protocol versions 1 and 2 read the same
+ * log, each in its own messages, and rebuild the server's document.
+ * Bounded in time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -154,8 +156,11 @@ static int s_setup(void **state) {
   return 0;
 }
 
+static void s_readers_close(void);
+
 static int s_teardown(void **state) {
   (void)state;
+  s_readers_close();
   for (int k = 0; k < GOOD; k++) ens_session_free(w.good[k].s);
   zmq_ctx_term(w.zctx);
   ens_server_free(w.srv);
@@ -606,6 +611,208 @@ static void test_hello_floods_are_bounded(void **state) {
   s_good_converge();
 }
 
+
+/* --- protocol versions: two raw readers rebuild the document ------------------------- */
+
+/* A reader of the raw protocol: it rebuilds the document from the snapshot
+ * and the entries, applying its own transactions where their acks say,
+ * and counts the kinds of message that came. */
+typedef struct {
+  s_raw r;
+  int version;
+  uint64_t site, seq, ctn;
+  ens_buf snap;
+  ens_doc *doc;
+  ens_txn *own[8]; /* by ctn - 1 */
+  size_t entry, ack, entries, items, item_acks, rejects;
+  int64_t last_ping;
+} s_reader;
+
+static void s_reader_hello(s_reader *d, unsigned char id, uint64_t vmin, uint64_t vmax) {
+  memset(d, 0, sizeof *d);
+  d->r = s_raw_open(&w.mallory, w.server_keys.public_key);
+  ens__msg *m = s_msg(ENS_MSG_HELLO);
+  m->vmin = vmin;
+  m->vmax = vmax;
+  memset(m->client, id, sizeof m->client);
+  s_raw_send_msg(&d->r, m);
+}
+
+static void s_reader_apply(s_reader *d, const unsigned char *bytes, size_t len) {
+  ens_txn *t = NULL;
+  assert_int_equal(ens_txn_decode(bytes, len, &t), 0);
+  assert_int_equal(ens_doc_apply(d->doc, t, ENS_ORIGIN_REMOTE, NULL), 0);
+  ens_txn_free(t);
+}
+
+static void s_reader_next(s_reader *d, uint64_t seq) {
+  if (seq != d->seq + 1) fail_msg("version %d reader: seq %llu after %llu", d->version, (unsigned long long)seq,
+                                  (unsigned long long)d->seq);
+  d->seq = seq;
+}
+
+static void s_reader_own(s_reader *d, uint64_t site, uint64_t ctn, uint64_t seq) {
+  assert_true(site == d->site && ctn >= 1 && ctn <= d->ctn);
+  s_reader_next(d, seq);
+  assert_int_equal(ens_doc_apply(d->doc, d->own[ctn - 1], ENS_ORIGIN_REMOTE, NULL), 0);
+}
+
+static void s_reader_handle(s_reader *d, const ens__msg *m) {
+  switch (m->type) {
+  case ENS_MSG_WELCOME:
+    d->version = (int)m->version;
+    d->site = m->site;
+    assert_int_equal(m->mode, 1);
+    break;
+  case ENS_MSG_SNAPSHOT:
+    ens__buf_append(&d->snap, m->bytes, m->nbytes);
+    if (m->index + 1 == m->count) {
+      assert_int_equal(ens_snapshot_decode(d->snap.data, d->snap.len, &d->doc), 0);
+      d->seq = m->seq;
+    }
+    break;
+  case ENS_MSG_ENTRY:
+    d->entry++;
+    s_reader_next(d, m->seq);
+    s_reader_apply(d, m->bytes, m->nbytes);
+    break;
+  case ENS_MSG_ACK:
+    d->ack++;
+    s_reader_own(d, d->site, m->ctn, m->seq);
+    break;
+  case ENS_MSG_REJECT: d->rejects++; break;
+  case ENS_MSG_ENTRIES: {
+    d->entries++;
+    ens__entries_reader er;
+    ens__entry_item it;
+    ens__entries_begin(m, &er);
+    while (ens__entries_next(&er, &it)) {
+      d->items++;
+      if (it.is_ack) {
+        d->item_acks++;
+        s_reader_own(d, it.site, it.ctn, it.seq);
+      } else {
+        s_reader_next(d, it.seq);
+        s_reader_apply(d, it.txn, it.len);
+      }
+    }
+    break;
+  }
+  case ENS_MSG_PRESENCE:
+  case ENS_MSG_BYE:
+  case ENS_MSG_PONG: break;
+  default: fail_msg("version %d reader: a %s message", d->version, ens__msg_name(m->type));
+  }
+}
+
+/* Reads what has come, without waiting; pings as a client must, or the
+ * server takes its silence for a lost connection. */
+static void s_reader_read(s_reader *d) {
+  if (ens__now_ms() - d->last_ping >= 50) {
+    ens__msg *p = s_msg(ENS_MSG_PING);
+    p->token = 1;
+    s_raw_send_msg(&d->r, p);
+    d->last_ping = ens__now_ms();
+  }
+  static unsigned char copy[ENS_MAX_MESSAGE + ENS_SNAPSHOT_CHUNK];
+  static ens__msg m;
+  zmq_msg_t msg;
+  zmq_msg_init(&msg);
+  while (zmq_msg_recv(&msg, d->r.sock, ZMQ_DONTWAIT) >= 0) {
+    size_t len = zmq_msg_size(&msg);
+    assert_true(len <= sizeof copy);
+    memcpy(copy, zmq_msg_data(&msg), len);
+    assert_int_equal(ens__msg_decode(copy, len, &m), 0);
+    s_reader_handle(d, &m);
+  }
+  zmq_msg_close(&msg);
+}
+
+/* Sends a change of the first object the reader's document holds. */
+static void s_reader_commit(s_reader *d, int64_t v) {
+  assert_true(d->doc && d->ctn < 8);
+  const ens_obj *root = ens_doc_root(d->doc);
+  assert_true(ens_obj_child_count(root) > 0);
+  ens_txn *t = ens_txn_new("raw", NULL);
+  assert_int_equal(ens_txn_set(t, ens_obj_id(ens_obj_child(root, 0)), "raw", ens_int(v)), 0);
+  unsigned char *bytes;
+  size_t len;
+  assert_int_equal(ens_txn_encode(t, &bytes, &len), 0);
+  d->own[d->ctn++] = t;
+  ens__msg *m = s_msg(ENS_MSG_TXN);
+  m->ctn = d->ctn;
+  m->bytes = bytes;
+  m->nbytes = len;
+  s_raw_send_msg(&d->r, m);
+  ens_free(bytes);
+}
+
+static void s_reader_close(s_reader *d) {
+  if (!d->r.sock) return;
+  s_raw_close(&d->r);
+  d->r.sock = NULL;
+  for (size_t i = 0; i < d->ctn; i++) ens_txn_free(d->own[i]);
+  ens_doc_free(d->doc);
+  ens__buf_free(&d->snap);
+}
+
+static s_reader s_readers[2];
+
+static void s_readers_close(void) {
+  for (int k = 0; k < 2; k++) s_reader_close(&s_readers[k]);
+}
+
+static void test_versions_1_and_2_read_the_same_log(void **state) {
+  (void)state;
+  /* a client speaking only later versions is told which the server speaks */
+  s_raw r = s_raw_open(&w.mallory, w.server_keys.public_key);
+  ens__msg *h = s_msg(ENS_MSG_HELLO);
+  h->vmin = 3;
+  h->vmax = 4;
+  memset(h->client, 0x33, sizeof h->client);
+  s_raw_send_msg(&r, h);
+  s_expect_error(&r, ENS_PERR_VERSION, "versions 3..4");
+  s_raw_close(&r);
+
+  s_reader *d = s_readers; /* closed by the teardown if an assertion fails */
+  s_reader_hello(&d[0], 0x11, 1, 1);
+  s_reader_hello(&d[1], 0x22, 1, ENS_PROTO_VERSION);
+  /* both read while the good clients commit, and each sends its own */
+  int64_t deadline = ens__now_ms() + 3000;
+  for (int round = 0; ens__now_ms() < deadline; round++) {
+    s_pump(1);
+    for (int k = 0; k < 2; k++) {
+      s_reader_read(&d[k]);
+      if (d[k].doc && round % 50 == 49 && d[k].ctn < 3) s_reader_commit(&d[k], round);
+    }
+  }
+  s_good_converge();
+  uint64_t head = ens_server_head(w.srv);
+  deadline = ens__now_ms() + 5000;
+  while ((d[0].seq < head || d[1].seq < head) && ens__now_ms() < deadline) {
+    s_pump(0);
+    for (int k = 0; k < 2; k++) s_reader_read(&d[k]);
+  }
+  uint64_t hash = ens_doc_hash(ens_server_doc(w.srv));
+  for (int k = 0; k < 2; k++) {
+    print_message("version %d: %zu entry, %zu ack, %zu entries messages holding %zu items (%zu acks), %zu rejects; "
+                  "seq %llu of %llu\n",
+                  d[k].version, d[k].entry, d[k].ack, d[k].entries, d[k].items, d[k].item_acks, d[k].rejects,
+                  (unsigned long long)d[k].seq, (unsigned long long)head);
+    assert_true(d[k].seq == head);
+    assert_true(d[k].doc && ens_doc_hash(d[k].doc) == hash);
+    assert_int_equal(d[k].ctn, 3);
+  }
+  assert_int_equal(d[0].version, 1);
+  assert_true(d[0].entry > 0 && d[0].entries == 0);
+  assert_int_equal(d[0].ack + d[0].rejects, 3);
+  assert_int_equal(d[1].version, ENS_PROTO_VERSION);
+  assert_true(d[1].entries > 0 && d[1].entry == 0 && d[1].ack == 0);
+  assert_true(d[1].items > d[1].entries); /* more than one entry in a message */
+  assert_int_equal(d[1].item_acks + d[1].rejects, 3);
+  s_readers_close();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_authorised_clients_shown_by_key_name, s_setup, s_teardown),
@@ -613,6 +820,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_misbehaving_client_dropped_others_go_on, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_a_client_that_stops_reading_is_dropped, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_hello_floods_are_bounded, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_versions_1_and_2_read_the_same_log, s_setup, s_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

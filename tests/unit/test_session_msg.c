@@ -19,6 +19,8 @@ static ens__msg s_sample(int type) {
   memset(&m, 0, sizeof m);
   m.type = (ens__msg_type)type;
   static const unsigned char bytes[] = {0x94, 0x01, 0xa0, 0xa0, 0x90};
+  /* two items: [2, 5, txn, time] and the ack [3, 9] */
+  static const unsigned char items[] = {0x94, 0x02, 0x05, 0xc4, 0x01, 0x90, 0xcc, 0xc8, 0x92, 0x03, 0x09};
   switch (type) {
   case ENS_MSG_HELLO: m.vmin = 1; m.vmax = 3; memset(m.client, 0xab, sizeof m.client); m.epoch = 0x1234567890abcdefULL; m.seq = 77; break;
   case ENS_MSG_WELCOME: m.version = 1; m.epoch = 9; m.site = ENS_SITE_MAX; m.seq = 1u << 20; m.ctn = 4; m.mode = 1; m.window = 64; m.heartbeat_ms = 500; m.max_message = ENS_MAX_MESSAGE; break;
@@ -32,6 +34,7 @@ static ens__msg s_sample(int type) {
   case ENS_MSG_PING: m.token = 42; m.received = 1u << 20; m.has_received = 1; break;
   case ENS_MSG_PONG: m.token = 42; m.seq = 100; break;
   case ENS_MSG_ERROR: m.code = ENS_PERR_VERSION; m.text = "server speaks 1..1"; m.ntext = strlen(m.text); break;
+  case ENS_MSG_ENTRIES: m.seq = 40; m.count = 2; m.bytes = items; m.nbytes = sizeof items; break;
   }
   return m;
 }
@@ -57,7 +60,7 @@ static void s_assert_same(const ens__msg *a, const ens__msg *b) {
 static void test_every_type_round_trips(void **state) {
   (void)state;
   static ens__msg back;
-  for (int t = ENS_MSG_HELLO; t <= ENS_MSG_ERROR; t++) {
+  for (int t = ENS_MSG_HELLO; t <= ENS_MSG_LAST; t++) {
     ens__msg m = s_sample(t);
     ens_buf b = ENS_BUF_INIT;
     assert_int_equal(ens__msg_encode(&m, &b), 0);
@@ -139,7 +142,7 @@ static int s_decode_built(void (*build)(ens_buf *b)) {
   return rc;
 }
 
-static void s_unknown_type(ens_buf *b) { ens__mp_array(b, 1); ens__mp_uint(b, 13); }
+static void s_unknown_type(ens_buf *b) { ens__mp_array(b, 1); ens__mp_uint(b, ENS_MSG_LAST + 1); }
 static void s_type_zero(ens_buf *b) { ens__mp_array(b, 1); ens__mp_uint(b, 0); }
 static void s_empty(ens_buf *b) { ens__mp_array(b, 0); }
 static void s_not_array(ens_buf *b) { ens__mp_map(b, 0); }
@@ -178,11 +181,31 @@ static void s_deep_extra(ens_buf *b) {
   ens__mp_nil(b);
 }
 
+/* entries messages with one item wrong */
+static void s_entries_head(ens_buf *b, uint32_t count) {
+  ens__mp_array(b, 3); ens__mp_uint(b, ENS_MSG_ENTRIES); ens__mp_uint(b, 1); ens__mp_array(b, count);
+}
+static void s_entries_none(ens_buf *b) { s_entries_head(b, 0); }
+static void s_entries_site0(ens_buf *b) { s_entries_head(b, 1); ens__mp_array(b, 2); ens__mp_uint(b, 0); ens__mp_uint(b, 1); }
+static void s_entries_ctn0(ens_buf *b) { s_entries_head(b, 1); ens__mp_array(b, 2); ens__mp_uint(b, 1); ens__mp_uint(b, 0); }
+static void s_entries_short(ens_buf *b) { s_entries_head(b, 1); ens__mp_array(b, 1); ens__mp_uint(b, 1); }
+static void s_entries_str(ens_buf *b) {
+  s_entries_head(b, 1); ens__mp_array(b, 3); ens__mp_uint(b, 1); ens__mp_uint(b, 1); ens__mp_str(b, "x", 1);
+}
+static void s_entries_lies(ens_buf *b) { s_entries_head(b, 3); ens__mp_array(b, 2); ens__mp_uint(b, 1); ens__mp_uint(b, 1); }
+static void s_entries_seq0(ens_buf *b) {
+  ens__mp_array(b, 3); ens__mp_uint(b, ENS_MSG_ENTRIES); ens__mp_uint(b, 0); ens__mp_array(b, 1);
+  ens__mp_array(b, 2); ens__mp_uint(b, 1); ens__mp_uint(b, 1);
+}
+static void s_entries_not_array(ens_buf *b) { s_entries_head(b, 1); ens__mp_uint(b, 1); }
+
 static void test_bad_messages_are_refused(void **state) {
   (void)state;
   void (*bad[])(ens_buf *) = {s_unknown_type, s_type_zero, s_empty,   s_not_array, s_too_few,   s_ack_ctn0,
                               s_negative,     s_short_client, s_bad_range, s_long_name, s_sel_zero, s_sel_lies,
-                              s_txn_as_str,   s_chunk_past, s_deep_extra};
+                              s_txn_as_str,   s_chunk_past, s_deep_extra, s_entries_none, s_entries_site0,
+                              s_entries_ctn0, s_entries_short, s_entries_str, s_entries_lies, s_entries_seq0,
+                              s_entries_not_array};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     if (s_decode_built(bad[i]) != ENS_EDECODE) fail_msg("bad message %zu accepted", i);
   }
@@ -239,6 +262,51 @@ static void test_change_time_is_optional(void **state) {
   ens__buf_free(&again);
 }
 
+/* The writer's message reads back item for item, seqs counted from the
+ * first; a later item field is skipped. */
+static void test_entries_write_and_read(void **state) {
+  (void)state;
+  ens_buf b = ENS_BUF_INIT;
+  ens__mp_uint(&b, 7); /* the writer appends */
+  ens__entries_writer w;
+  ens__entries_start(&w, &b, 100);
+  ens__entries_add(&w, 4, 8, "\x90", 1, 1, 1796300000000001ULL);
+  ens__entries_add(&w, 5, 9, NULL, 0, 0, 0);
+  ens__entries_add(&w, ENS_SITE_MAX, 10, "", 0, 0, 0);
+  assert_int_equal(ens__entries_finish(&w), 0);
+  assert_int_equal(ens__entries_size(&w), b.len - 1);
+  static ens__msg m;
+  assert_int_equal(ens__msg_decode(b.data + 1, b.len - 1, &m), 0);
+  assert_true(m.type == ENS_MSG_ENTRIES && m.seq == 100 && m.count == 3);
+  ens__entries_reader r;
+  ens__entry_item it;
+  ens__entries_begin(&m, &r);
+  assert_int_equal(ens__entries_next(&r, &it), 1);
+  assert_true(it.seq == 100 && it.site == 4 && it.ctn == 8 && !it.is_ack && it.len == 1 && it.txn[0] == 0x90);
+  assert_true(it.has_time && it.time_us == 1796300000000001ULL);
+  assert_int_equal(ens__entries_next(&r, &it), 1);
+  assert_true(it.seq == 101 && it.site == 5 && it.ctn == 9 && it.is_ack && it.len == 0);
+  assert_int_equal(ens__entries_next(&r, &it), 1);
+  assert_true(it.seq == 102 && it.site == ENS_SITE_MAX && !it.is_ack && !it.has_time && it.len == 0);
+  assert_int_equal(ens__entries_next(&r, &it), 0);
+  ens__buf_free(&b);
+
+  /* an item with a field from a later version */
+  s_entries_head(&b, 1);
+  ens__mp_array(&b, 5);
+  ens__mp_uint(&b, 1);
+  ens__mp_uint(&b, 2);
+  ens__mp_bin(&b, "\x90", 1);
+  ens__mp_uint(&b, 3);
+  ens__mp_str(&b, "later", 5);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &m), 0);
+  ens__entries_begin(&m, &r);
+  assert_int_equal(ens__entries_next(&r, &it), 1);
+  assert_true(it.seq == 1 && it.ctn == 2 && it.has_time && it.time_us == 3);
+  assert_int_equal(ens__entries_next(&r, &it), 0);
+  ens__buf_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_type_round_trips),
@@ -248,6 +316,7 @@ int main(void) {
       cmocka_unit_test(test_change_time_is_optional),
       cmocka_unit_test(test_bad_messages_are_refused),
       cmocka_unit_test(test_encoder_refuses_what_decoder_would),
+      cmocka_unit_test(test_entries_write_and_read),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -203,7 +203,8 @@ static int s_connect(ens_session *s) {
     return rc;
   }
   ens__msg *m = s_msg(ENS_MSG_HELLO);
-  m->vmin = m->vmax = ENS_PROTO_VERSION;
+  m->vmin = ENS_PROTO_VERSION_MIN;
+  m->vmax = ENS_PROTO_VERSION;
   memcpy(m->client, s->client, ENS_CLIENT_ID_LEN);
   m->epoch = s->doc ? s->epoch : 0;
   m->seq = s->doc ? s->seq : 0;
@@ -439,13 +440,18 @@ static void s_accept(ens_session *s, uint64_t ctn) {
   s_event(s, &ev);
 }
 
-static int s_on_entry(ens_session *s, const ens__msg *m) {
-  if (!s_in_order(s, m->seq)) return 0;
-  if (m->site == s->site && s->pend.n && m->ctn >= s->pend.items[0].ctn) {
-    s_accept(s, m->ctn); /* our own, in catch-up */
+/* One entry in the server's order: a collaborator's transaction, or in
+ * catch-up (or as an item of an entries message) our own, which acks it. */
+static int s_on_entry(ens_session *s, const ens__entry_item *e) {
+  if (!s_in_order(s, e->seq)) return 0;
+  if (e->site == s->site && s->pend.n && e->ctn >= s->pend.items[0].ctn) {
+    s_accept(s, e->ctn);
+  } else if (e->is_ack) {
+    s_drop(s, "an ack for a transaction not sent");
+    return 0;
   } else {
     ens_txn *t;
-    if (ens_txn_decode(m->bytes, m->nbytes, &t)) {
+    if (ens_txn_decode(e->txn, e->len, &t)) {
       s_diverged(s, "an entry does not decode");
       return 0;
     }
@@ -455,12 +461,12 @@ static int s_on_entry(ens_session *s, const ens__msg *m) {
       ens_session_event ev;
       memset(&ev, 0, sizeof ev);
       ev.kind = ENS_SESSION_LANDED;
-      ev.site = (uint32_t)m->site;
-      ev.ctn = m->ctn;
-      ev.seq = m->seq;
+      ev.site = (uint32_t)e->site;
+      ev.ctn = e->ctn;
+      ev.seq = e->seq;
       ev.label = ens_txn_label(t);
       ev.ops = ens_txn_op_count(t);
-      ev.committed_us = m->has_time ? m->time_us : 0;
+      ev.committed_us = e->has_time ? e->time_us : 0;
       s_event(s, &ev);
     }
     ens_txn_free(t);
@@ -468,6 +474,19 @@ static int s_on_entry(ens_session *s, const ens__msg *m) {
     if (rc) s_diverged(s, "a collaborator's change does not apply here");
   }
   s_caught_up(s);
+  return 0;
+}
+
+/* Entries and acks of one server group in one message (version 2): each as
+ * if it had come alone, until one of them ends the connection. */
+static int s_on_entries(ens_session *s, const ens__msg *m) {
+  ens__entries_reader r;
+  ens__entry_item e;
+  ens__entries_begin(m, &r);
+  while ((s->state == S_CATCHUP || s->state == S_LIVE) && ens__entries_next(&r, &e)) {
+    int rc = s_on_entry(s, &e);
+    if (rc) return rc;
+  }
   return 0;
 }
 
@@ -518,7 +537,11 @@ static int s_handle(ens_session *s, const void *data, size_t len) {
   switch (m.type) {
   case ENS_MSG_WELCOME: return s_on_welcome(s, &m);
   case ENS_MSG_SNAPSHOT: return s_on_snapshot(s, &m);
-  case ENS_MSG_ENTRY: return s_on_entry(s, &m);
+  case ENS_MSG_ENTRY: {
+    ens__entry_item e = {m.seq, m.site, m.ctn, m.time_us, m.has_time, 0, m.bytes, m.nbytes};
+    return s_on_entry(s, &e);
+  }
+  case ENS_MSG_ENTRIES: return s_on_entries(s, &m);
   case ENS_MSG_ACK:
     if (s_in_order(s, m.seq)) {
       s_accept(s, m.ctn);

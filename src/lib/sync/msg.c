@@ -16,11 +16,12 @@ typedef enum {
   F_BYTES,  /* bin */
   F_NAME,   /* str <= ENS_MAX_NAME */
   F_TEXT,   /* str <= ENS_MAX_TEXT */
-  F_SEL     /* array of ids */
+  F_SEL,    /* array of ids */
+  F_ITEMS   /* entries: an array of items, kept encoded in bytes/count */
 } s_field;
 
 #define MAXF 10
-static const s_field s_layout[13][MAXF] = {
+static const s_field s_layout[ENS_MSG_LAST + 1][MAXF] = {
     [ENS_MSG_HELLO] = {F_VMIN, F_VMAX, F_CLIENT, F_EPOCH, F_SEQ},
     [ENS_MSG_WELCOME] = {F_VERSION, F_EPOCH, F_SITE, F_SEQ, F_CTN, F_MODE, F_WINDOW, F_HEARTBEAT, F_MAXMSG},
     [ENS_MSG_SNAPSHOT] = {F_SEQ, F_INDEX, F_COUNT, F_BYTES},
@@ -33,12 +34,13 @@ static const s_field s_layout[13][MAXF] = {
     [ENS_MSG_PING] = {F_TOKEN},
     [ENS_MSG_PONG] = {F_TOKEN, F_SEQ},
     [ENS_MSG_ERROR] = {F_CODE, F_TEXT},
+    [ENS_MSG_ENTRIES] = {F_SEQ, F_ITEMS},
 };
 
 const char *ens__msg_name(int type) {
   static const char *names[] = {"?",    "hello",    "welcome", "snapshot", "entry", "txn", "ack",
-                                "reject", "presence", "bye",     "ping",     "pong",  "error"};
-  return type > 0 && type <= ENS_MSG_ERROR ? names[type] : "?";
+                                "reject", "presence", "bye",     "ping",     "pong",  "error", "entries"};
+  return type > 0 && type <= ENS_MSG_LAST ? names[type] : "?";
 }
 
 static uint64_t *s_num(ens__msg *m, s_field f) {
@@ -71,7 +73,7 @@ static int s_nfields(int type) {
 
 int ens__msg_encode(const ens__msg *m, ens_buf *out) {
   int type = (int)m->type;
-  if (type < ENS_MSG_HELLO || type > ENS_MSG_ERROR) return ens__error(ENS_EINVAL, "unknown message type %d", type);
+  if (type < ENS_MSG_HELLO || type > ENS_MSG_LAST) return ens__error(ENS_EINVAL, "unknown message type %d", type);
   int n = s_nfields(type);
   /* optional additions within version 1: ping's received, a change's time */
   int extra = (type == ENS_MSG_PING && m->has_received) ||
@@ -103,6 +105,11 @@ int ens__msg_encode(const ens__msg *m, ens_buf *out) {
         if (m->sel[k] == ENS_ID_NONE) return ens__error(ENS_EINVAL, "selection holds id 0");
         ens__mp_uint(out, m->sel[k]);
       }
+      break;
+    case F_ITEMS: /* items were checked when decoded, or built by the writer */
+      if (m->count > UINT32_MAX) return ens__error(ENS_EINVAL, "entries: too many items");
+      ens__mp_array(out, (uint32_t)m->count);
+      ens__buf_append(out, m->bytes, m->nbytes);
       break;
     default: ens__mp_uint(out, *s_num((ens__msg *)m, f)); break;
     }
@@ -139,6 +146,11 @@ static int s_check(const ens__msg *m) {
   case ENS_MSG_ACK:
     if (m->ctn == 0 || m->seq == 0) why = "seq or ctn 0";
     break;
+  case ENS_MSG_ENTRIES:
+    if (m->seq == 0) why = "seq 0";
+    else if (m->count == 0) why = "no items";
+    else if (m->count > UINT64_MAX - m->seq) why = "seq overflows";
+    break;
   case ENS_MSG_PRESENCE:
   case ENS_MSG_BYE:
     if (m->site > ENS_SITE_MAX) why = "site out of range";
@@ -147,6 +159,98 @@ static int s_check(const ens__msg *m) {
   default: break;
   }
   if (why) return ens__error(ENS_EDECODE, "%s message: %s", ens__msg_name(m->type), why);
+  return 0;
+}
+
+/* One item of an entries message: [site, ctn] (an ack) or [site, ctn, txn,
+ * time?], later fields skipped. Into it when not NULL. */
+static void s_read_item(ens_mp_reader *r, ens__entry_item *it) {
+  ens__entry_item tmp;
+  if (!it) it = &tmp;
+  memset(it, 0, sizeof *it);
+  uint32_t n = ens__mp_read_array(r);
+  if (r->err) return;
+  if (n < 2) {
+    ens__mp_fail(r, "an item has fewer than 2 fields");
+    return;
+  }
+  it->site = ens__mp_read_uint(r);
+  it->ctn = ens__mp_read_uint(r);
+  if (r->err) return;
+  if (it->site == 0 || it->site > ENS_SITE_MAX) ens__mp_fail(r, "an item's site is out of range");
+  else if (it->ctn == 0) ens__mp_fail(r, "an item's ctn is 0");
+  if (r->err) return;
+  it->is_ack = n == 2;
+  if (n >= 3) {
+    ens_mp_item b;
+    if (ens__mp_read(r, &b) != ENS_MP_BIN) {
+      ens__mp_fail(r, "an item's transaction is not bytes");
+      return;
+    }
+    it->txn = b.data;
+    it->len = b.len;
+  }
+  if (n >= 4) {
+    it->time_us = ens__mp_read_uint(r);
+    it->has_time = !r->err;
+  }
+  for (uint32_t i = 4; i < n && !r->err; i++) ens__mp_skip(r, 8);
+}
+
+void ens__entries_begin(const ens__msg *m, ens__entries_reader *r) {
+  r->p = m->bytes;
+  r->end = m->bytes + m->nbytes;
+  r->next_seq = m->seq;
+  r->left = m->count;
+}
+
+int ens__entries_next(ens__entries_reader *r, ens__entry_item *item) {
+  if (!r->left) return 0;
+  ens_mp_reader mr;
+  ens__mp_reader_init(&mr, r->p, (size_t)(r->end - r->p));
+  s_read_item(&mr, item);
+  if (mr.err) { /* not from the decoder: stop rather than read garbage */
+    r->left = 0;
+    return 0;
+  }
+  item->seq = r->next_seq++;
+  r->p = mr.p;
+  r->left--;
+  return 1;
+}
+
+void ens__entries_start(ens__entries_writer *w, ens_buf *out, uint64_t first_seq) {
+  w->out = out;
+  w->start = out->len;
+  w->count = 0;
+  ens__mp_array(out, 3);
+  ens__mp_uint(out, ENS_MSG_ENTRIES);
+  ens__mp_uint(out, first_seq);
+  /* array 32 with its count written at the end */
+  ens__buf_putc(out, 0xdd);
+  w->count_at = out->len;
+  ens__buf_append(out, "\0\0\0\0", 4);
+}
+
+void ens__entries_add(ens__entries_writer *w, uint64_t site, uint64_t ctn, const void *txn, size_t len, int has_time,
+                      uint64_t time_us) {
+  ens__mp_array(w->out, txn ? (has_time ? 4 : 3) : 2);
+  ens__mp_uint(w->out, site);
+  ens__mp_uint(w->out, ctn);
+  if (txn) {
+    ens__mp_bin(w->out, txn, len);
+    if (has_time) ens__mp_uint(w->out, time_us);
+  }
+  w->count++;
+}
+
+int ens__entries_finish(ens__entries_writer *w) {
+  if (w->out->oom) return ens__error(ENS_ENOMEM, "out of memory encoding an entries message");
+  unsigned char *c = w->out->data + w->count_at;
+  c[0] = (unsigned char)(w->count >> 24);
+  c[1] = (unsigned char)(w->count >> 16);
+  c[2] = (unsigned char)(w->count >> 8);
+  c[3] = (unsigned char)w->count;
   return 0;
 }
 
@@ -167,7 +271,7 @@ int ens__msg_decode(const void *data, size_t len, ens__msg *m) {
   }
   uint64_t type = ens__mp_read_uint(&r);
   if (r.err) return s_fail(base, &r, 0);
-  if (type < ENS_MSG_HELLO || type > ENS_MSG_ERROR) {
+  if (type < ENS_MSG_HELLO || type > ENS_MSG_LAST) {
     ens__mp_fail(&r, "unknown message type");
     return s_fail(base, &r, 0);
   }
@@ -208,6 +312,15 @@ int ens__msg_decode(const void *data, size_t len, ens__msg *m) {
       }
       m->sel = m->sel_buf;
       m->nsel = r.err ? 0 : k;
+      break;
+    }
+    case F_ITEMS: {
+      uint32_t k = ens__mp_read_array(&r);
+      const unsigned char *start = r.p;
+      for (uint32_t j = 0; j < k && !r.err; j++) s_read_item(&r, NULL);
+      m->count = r.err ? 0 : k;
+      m->bytes = start;
+      m->nbytes = r.err ? 0 : (size_t)(r.p - start);
       break;
     }
     default: *s_num(m, f) = ens__mp_read_uint(&r); break;

@@ -10,7 +10,9 @@
 #include "../util/buf.h"
 #include "ensemble/common.h"
 
-#define ENS_PROTO_VERSION 1
+/* Versions spoken: 2 adds the entries message (many entries in one). */
+#define ENS_PROTO_VERSION 2
+#define ENS_PROTO_VERSION_MIN 1
 #define ENS_CLIENT_ID_LEN 16
 #define ENS_MAX_NAME 64
 #define ENS_MAX_TEXT 1024
@@ -31,8 +33,10 @@ typedef enum {
   ENS_MSG_BYE = 9,
   ENS_MSG_PING = 10,
   ENS_MSG_PONG = 11,
-  ENS_MSG_ERROR = 12
+  ENS_MSG_ERROR = 12,
+  ENS_MSG_ENTRIES = 13 /* version 2 */
 } ens__msg_type;
+#define ENS_MSG_LAST ENS_MSG_ENTRIES
 
 /* Error codes of the error message (docs/protocol.md, "Error codes"). */
 enum {
@@ -59,7 +63,9 @@ enum {
  *   ping      token received (optional: bytes this connection has received)
  *   txn, entry also time_us (optional: the author's clock at commit)
  *   pong      token seq(=head)
- *   error     code text(=message) */
+ *   error     code text(=message)
+ *   entries   seq(=first) count bytes(=the items, encoded; read them with
+ *             ens__entries_next) */
 typedef struct {
   ens__msg_type type;
   uint64_t vmin, vmax, version, epoch, seq, site, ctn, mode, window, heartbeat_ms, max_message;
@@ -91,5 +97,43 @@ int ens__msg_decode(const void *data, size_t len, ens__msg *m);
 
 /* "hello", "ack", ...; "?" for an unknown type. */
 const char *ens__msg_name(int type);
+
+/* --- entries: consecutive entries in one message (version 2) ---------------
+ * Each item is [site, ctn, txn, time?] for an entry, or [site, ctn] for the
+ * receiver's own transaction (an ack). The decoder has checked every item,
+ * so reading them cannot fail. */
+typedef struct {
+  uint64_t seq, site, ctn, time_us;
+  int has_time;
+  int is_ack; /* [site, ctn]: no bytes */
+  const unsigned char *txn; /* borrowed */
+  size_t len;
+} ens__entry_item;
+
+typedef struct {
+  const unsigned char *p, *end;
+  uint64_t next_seq;
+  uint64_t left;
+} ens__entries_reader;
+
+void ens__entries_begin(const ens__msg *m, ens__entries_reader *r);
+/* 1 and the next item, or 0 at the end. */
+int ens__entries_next(ens__entries_reader *r, ens__entry_item *item);
+
+/* Builds one entries message in out (appended), items added in seq order. */
+typedef struct {
+  ens_buf *out;
+  size_t start, count_at;
+  uint32_t count;
+} ens__entries_writer;
+
+void ens__entries_start(ens__entries_writer *w, ens_buf *out, uint64_t first_seq);
+/* txn NULL: the ack form [site, ctn]; has_time adds the time field. */
+void ens__entries_add(ens__entries_writer *w, uint64_t site, uint64_t ctn, const void *txn, size_t len, int has_time,
+                      uint64_t time_us);
+/* The message's bytes so far (out->len - start). */
+static inline size_t ens__entries_size(const ens__entries_writer *w) { return w->out->len - w->start; }
+/* Writes the item count in; 0 or ENS_ENOMEM. */
+int ens__entries_finish(ens__entries_writer *w);
 
 #endif

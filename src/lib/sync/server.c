@@ -34,6 +34,11 @@
 #define MAX_PEERS 1024
 #define DRAIN_MAX 1024      /* messages per poll round, so one round stays short */
 #define SNDHWM 200000       /* messages queued per peer before it counts as stuck */
+/* An entries message stops growing at this size (one entry alone may be
+ * larger, up to the message limit); each item costs its bytes plus at
+ * most ITEM_OVERHEAD. */
+#define ENTRIES_BYTES (256u * 1024u)
+#define ITEM_OVERHEAD 32
 /* Messages waiting to be read from one peer beyond its window of
  * transactions in flight: pings and presence; more waits in TCP. */
 #define RCVHWM_EXTRA 64
@@ -62,6 +67,7 @@ typedef struct {
   unsigned char *presence; /* the latest presence, encoded with the site, for joiners */
   size_t presence_len;
   uint32_t group_txns; /* transactions in the open group */
+  int version;         /* the protocol version chosen at its hello */
   int dead;
   /* What this connection holds in our queues: bytes sent to it, bytes it
    * says it has read (its pings), and the size of its latest catch-up
@@ -298,6 +304,103 @@ static void s_out_clear(ens_server *s) {
   s->nout = 0;
 }
 
+static void s_send_reject(ens_server *s, const s_out *o) {
+  s_peer *author = s_peer_of(s, o->client);
+  if (!author) return; /* it learns at its next hello (protocol.md, resume) */
+  static _Thread_local ens__msg m;
+  memset(&m, 0, offsetof(ens__msg, sel_buf));
+  m.type = ENS_MSG_REJECT;
+  m.ctn = o->ctn;
+  m.code = (uint64_t)-o->code;
+  m.text = o->reason;
+  m.ntext = strlen(o->reason);
+  s_send_msg(s, author, &m);
+}
+
+/* Version 1 peers: an ack to the author, the entry to everyone else, one
+ * message each. */
+static void s_send_accepted_v1(ens_server *s, size_t a, size_t b) {
+  static _Thread_local ens__msg m;
+  for (size_t i = a; i < b; i++) {
+    s_out *o = &s->out[i];
+    s_peer *author = s_peer_of(s, o->client);
+    memset(&m, 0, offsetof(ens__msg, sel_buf));
+    if (author && author->version < 2) {
+      m.type = ENS_MSG_ACK;
+      m.ctn = o->ctn;
+      m.seq = o->seq;
+      s_send_msg(s, author, &m);
+    }
+    m.type = ENS_MSG_ENTRY;
+    m.seq = o->seq;
+    m.site = o->client->site;
+    m.ctn = o->ctn;
+    m.bytes = o->txn;
+    m.nbytes = o->len;
+    m.time_us = o->time_us;
+    m.has_time = o->time_us != 0;
+    s->scratch2.len = 0;
+    if (ens__msg_encode(&m, &s->scratch2)) continue;
+    for (size_t k = 0; k < s->npeers; k++) {
+      s_peer *p = s->peers[k];
+      if (p != author && p->client && p->version < 2) s_send(s, p, s->scratch2.data, s->scratch2.len);
+    }
+  }
+}
+
+/* Encodes outs [a, b) as one entries message into out; those of `own`
+ * as acks (NULL: none). */
+static int s_encode_entries(ens_server *s, size_t a, size_t b, const s_client *own, ens_buf *out) {
+  ens__entries_writer w;
+  out->len = 0;
+  ens__entries_start(&w, out, s->out[a].seq);
+  for (size_t i = a; i < b; i++) {
+    const s_out *o = &s->out[i];
+    if (o->client == own) ens__entries_add(&w, o->client->site, o->ctn, NULL, 0, 0, 0);
+    else ens__entries_add(&w, o->client->site, o->ctn, o->txn, o->len, o->time_us != 0, o->time_us);
+  }
+  return ens__entries_finish(&w);
+}
+
+/* Version 2 peers: outs [a, b) in one entries message. Peers that wrote
+ * none of them share one encoding; an author gets its own as acks. */
+static void s_send_entries(ens_server *s, size_t a, size_t b) {
+  int shared = 0; /* 1 built in scratch2, -1 could not be */
+  for (size_t k = 0; k < s->npeers; k++) {
+    s_peer *p = s->peers[k];
+    if (!p->client || p->dead || p->version < 2) continue;
+    int authored = 0;
+    for (size_t i = a; i < b && !authored; i++) authored = s->out[i].client == p->client;
+    if (authored) {
+      if (s_encode_entries(s, a, b, p->client, &s->scratch) == 0) s_send(s, p, s->scratch.data, s->scratch.len);
+      continue;
+    }
+    if (!shared) shared = s_encode_entries(s, a, b, NULL, &s->scratch2) == 0 ? 1 : -1;
+    if (shared > 0) s_send(s, p, s->scratch2.data, s->scratch2.len);
+  }
+}
+
+/* Sends the accepted outs [a, b), whose seqs follow one another, to every
+ * peer in its protocol version. */
+static void s_send_accepted(ens_server *s, size_t a, size_t b) {
+  if (a >= b) return;
+  int v1 = 0, v2 = 0;
+  for (size_t k = 0; k < s->npeers; k++) {
+    const s_peer *p = s->peers[k];
+    if (!p->client || p->dead) continue;
+    if (p->version < 2) v1 = 1;
+    else v2 = 1;
+  }
+  if (v1) s_send_accepted_v1(s, a, b);
+  if (!v2) return;
+  while (a < b) {
+    size_t end = a + 1, bytes = s->out[a].len + ITEM_OVERHEAD;
+    while (end < b && bytes + s->out[end].len + ITEM_OVERHEAD <= ENTRIES_BYTES) bytes += s->out[end++].len + ITEM_OVERHEAD;
+    s_send_entries(s, a, end);
+    a = end;
+  }
+}
+
 /* Commits the open group, then sends its acks, rejects and entries. A
  * failed commit is fatal: the document holds changes the store does not. */
 static int s_flush(ens_server *s) {
@@ -321,42 +424,16 @@ static int s_flush(ens_server *s) {
   for (size_t i = 0; i < s->nclients && s->ndirty; i++) s->clients[i]->dirty = 0;
   s->ndirty = 0;
 
-  static _Thread_local ens__msg m;
+  /* in order; a reject splits the run of accepted ones, so that its
+   * author reads it after the acks before it and before those after */
+  size_t run = 0;
   for (size_t i = 0; i < s->nout; i++) {
-    s_out *o = &s->out[i];
-    s_peer *author = s_peer_of(s, o->client);
-    memset(&m, 0, offsetof(ens__msg, sel_buf));
-    if (o->reject) {
-      if (!author) continue; /* it learns at its next hello (protocol.md, resume) */
-      m.type = ENS_MSG_REJECT;
-      m.ctn = o->ctn;
-      m.code = (uint64_t)-o->code;
-      m.text = o->reason;
-      m.ntext = strlen(o->reason);
-      s_send_msg(s, author, &m);
-      continue;
-    }
-    if (author) {
-      m.type = ENS_MSG_ACK;
-      m.ctn = o->ctn;
-      m.seq = o->seq;
-      s_send_msg(s, author, &m);
-    }
-    m.type = ENS_MSG_ENTRY;
-    m.seq = o->seq;
-    m.site = o->client->site;
-    m.ctn = o->ctn;
-    m.bytes = o->txn;
-    m.nbytes = o->len;
-    m.time_us = o->time_us;
-    m.has_time = o->time_us != 0;
-    s->scratch2.len = 0;
-    if (ens__msg_encode(&m, &s->scratch2)) continue;
-    for (size_t k = 0; k < s->npeers; k++) {
-      s_peer *p = s->peers[k];
-      if (p != author && p->client) s_send(s, p, s->scratch2.data, s->scratch2.len);
-    }
+    if (!s->out[i].reject) continue;
+    s_send_accepted(s, run, i);
+    s_send_reject(s, &s->out[i]);
+    run = i + 1;
   }
+  s_send_accepted(s, run, s->nout);
   s_out_clear(s);
   return 0;
 }
@@ -450,13 +527,34 @@ static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
 
 /* --- hello: welcome, then the snapshot or the missing entries ----------------------- */
 
+/* A catch-up from the log: to a version 2 peer in entries messages of up
+ * to ENTRIES_BYTES built in s->scratch2, else one entry each. */
 typedef struct {
   ens_server *s;
   s_peer *p;
+  ens__entries_writer w;
+  int open; /* w holds items not yet sent */
 } s_catchup;
+
+static int s_catchup_send(s_catchup *c) {
+  if (!c->open) return 0;
+  c->open = 0;
+  if (ens__entries_finish(&c->w)) return 1;
+  return s_send(c->s, c->p, c->s->scratch2.data, c->s->scratch2.len) ? 1 : 0;
+}
 
 static int s_send_entry(const ens__entry *e, void *user) {
   s_catchup *c = user;
+  if (c->p->version >= 2) {
+    if (c->open && ens__entries_size(&c->w) + e->len + ITEM_OVERHEAD > ENTRIES_BYTES && s_catchup_send(c)) return 1;
+    if (!c->open) {
+      c->s->scratch2.len = 0;
+      ens__entries_start(&c->w, &c->s->scratch2, e->seq);
+      c->open = 1;
+    }
+    ens__entries_add(&c->w, e->site, e->ctn, e->txn, e->len, 0, 0);
+    return 0;
+  }
   static _Thread_local ens__msg m;
   memset(&m, 0, offsetof(ens__msg, sel_buf));
   m.type = ENS_MSG_ENTRY;
@@ -468,7 +566,6 @@ static int s_send_entry(const ens__entry *e, void *user) {
   return s_send_msg(c->s, c->p, &m) ? 1 : 0;
 }
 
-/* Keeps snap (owned from now on) as the snapshot at seq. */
 static void s_snap_keep(ens_server *s, unsigned char *snap, size_t len, uint64_t seq) {
   ens_free(s->snap);
   s->snap = snap;
@@ -505,9 +602,9 @@ static int s_send_snapshot(ens_server *s, s_peer *p) {
 
 static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char *user, const ens__msg *m,
                       int64_t now) {
-  if (m->vmin > ENS_PROTO_VERSION || m->vmax < ENS_PROTO_VERSION) {
+  if (m->vmin > ENS_PROTO_VERSION || m->vmax < ENS_PROTO_VERSION_MIN) {
     char why[64];
-    snprintf(why, sizeof why, "server speaks %d..%d", ENS_PROTO_VERSION, ENS_PROTO_VERSION);
+    snprintf(why, sizeof why, "server speaks %d..%d", ENS_PROTO_VERSION_MIN, ENS_PROTO_VERSION);
     s_send_error_rid(s, rid, rid_len, ENS_PERR_VERSION, why);
     return 0;
   }
@@ -568,6 +665,7 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   memcpy(p->rid, rid, rid_len);
   p->rid_len = rid_len;
   p->client = c;
+  p->version = m->vmax < ENS_PROTO_VERSION ? (int)m->vmax : ENS_PROTO_VERSION; /* the highest both speak */
   p->last_recv = now;
   p->sent = sent;
   p->read = read;
@@ -581,7 +679,7 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   static _Thread_local ens__msg w;
   memset(&w, 0, offsetof(ens__msg, sel_buf));
   w.type = ENS_MSG_WELCOME;
-  w.version = ENS_PROTO_VERSION;
+  w.version = (uint64_t)p->version;
   w.epoch = ens__store_epoch(s->store);
   w.site = c->site;
   w.seq = s->head;
@@ -595,8 +693,9 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   uint64_t before = p->sent;
   if (s_send_msg(s, p, &w)) return 0;
   if (from_log) {
-    s_catchup cu = {s, p};
+    s_catchup cu = {s, p, {0}, 0};
     if (m->seq < s->head && (rc = ens__store_read(s->store, m->seq + 1, s->head, s_send_entry, &cu)) < 0) return rc;
+    if (rc == 0) s_catchup_send(&cu);
   } else if ((rc = s_send_snapshot(s, p))) {
     return rc;
   }
