@@ -26,7 +26,9 @@
  *            $ENSEMBLE_CORPUS/sfd/dejavu/ (default ../shared/corpus); the
  *            figure is skipped, with a line saying so, without it.
  *
- *   bench_session [--quick] [--only rtt|rtt1|durable|fanout|join]
+ *   bench_session [--quick] [--only rtt|rtt1|rtt16|durable|fanout|join] [--system NAME]
+ *
+ * --system runs only that system's round trips (for a profiler).
  *
  * prints one JSON object per line (bench/report_session.mjs reads them). */
 #include <pthread.h>
@@ -46,6 +48,7 @@
 #define MAXK 16
 
 static int s_quick;
+static const char *s_system; /* --system: the one rtt system to run (profiling) */
 
 static int s_cmp(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -126,7 +129,9 @@ typedef struct {
   void *ctx, *router;
   char endpoint[256];
   atomic_int stop;
-  int fanout; /* 0: echo to the sender; K: forward the writer's messages to the K others */
+  /* 0: echo to the sender; K: forward the writer's messages to the K
+   * others; -1: relay every message to every client that has sent one */
+  int fanout;
   /* The echo with a durable log: each drained batch is inserted and
    * committed (WAL, synchronous=FULL) before the echoes go out, as a
    * group commit does. The floor of any protocol that answers after its
@@ -198,7 +203,18 @@ static void *s_zserver_run(void *arg) {
       if (n < 0) break;
       int len = zmq_recv(z->router, buf, sizeof buf, 0);
       if (len < 0) break;
-      if (!z->fanout) {
+      if (z->fanout < 0) {
+        size_t i = 0;
+        while (i < npeers && !(peer_len[i] == (size_t)n && memcmp(peers[i], rid, (size_t)n) == 0)) i++;
+        if (i == npeers && npeers < MAXK) {
+          memcpy(peers[npeers], rid, (size_t)n);
+          peer_len[npeers++] = (size_t)n;
+        }
+        for (i = 0; i < npeers; i++) {
+          zmq_send(z->router, peers[i], peer_len[i], ZMQ_SNDMORE);
+          zmq_send(z->router, buf, (size_t)len, 0);
+        }
+      } else if (!z->fanout) {
         zmq_send(z->router, rid, (size_t)n, ZMQ_SNDMORE);
         zmq_send(z->router, buf, (size_t)len, 0);
       } else if (len == 1 && buf[0] == 'R' && npeers < MAXK) { /* a receiver says hello */
@@ -269,6 +285,41 @@ static void *s_zecho_client(void *arg) {
     zmq_send(d, msg, a->msg_bytes, 0);
     zmq_recv(d, buf, sizeof buf, 0);
     a->lat[i] = s_now_us() - t0;
+  }
+  zmq_close(d);
+  zmq_ctx_term(ctx);
+  return NULL;
+}
+
+/* Against the relay: a round ends when the client reads its own message
+ * back, after the others' that came before it; the first byte says whose
+ * it is and the second which round. */
+static void *s_zrelay_client(void *arg) {
+  s_rtt_arg *a = arg;
+  void *ctx = zmq_ctx_new(), *d = zmq_socket(ctx, ZMQ_DEALER);
+  int hwm = 0;
+  zmq_setsockopt(d, ZMQ_RCVHWM, &hwm, sizeof hwm);
+  if (a->keys) s_curve_client(d, a->keys);
+  zmq_connect(d, a->endpoint);
+  unsigned char msg[512] = {0}, buf[512];
+  msg[0] = (unsigned char)a->obj;
+  msg[1] = 0xff;
+  zmq_send(d, msg, a->msg_bytes, 0); /* joins the relay, outside the timing */
+  while (zmq_recv(d, buf, sizeof buf, 0) >= 0 && !(buf[0] == msg[0] && buf[1] == 0xff)) {
+  }
+  s_barrier_wait(a->bar);
+  for (size_t i = 0; i < a->rounds; i++) {
+    int64_t t0 = s_now_us();
+    msg[1] = (unsigned char)i;
+    zmq_send(d, msg, a->msg_bytes, 0);
+    while (zmq_recv(d, buf, sizeof buf, 0) >= 0 && !(buf[0] == msg[0] && buf[1] == msg[1])) {
+    }
+    a->lat[i] = s_now_us() - t0;
+  }
+  /* the others may still be sending: read on until the relay stops */
+  int stop_ms = 200;
+  zmq_setsockopt(d, ZMQ_RCVTIMEO, &stop_ms, sizeof stop_ms);
+  while (zmq_recv(d, buf, sizeof buf, 0) >= 0) {
   }
   zmq_close(d);
   zmq_ctx_term(ctx);
@@ -368,8 +419,15 @@ static void *s_ens_client(void *arg) {
 }
 
 /* ensemble: 0 the plain echo, 1 Ensemble with its log on tmpfs, 2 on disk,
- * 3 the echo committing to SQLite on tmpfs before it answers */
+ * 3 the echo committing to SQLite on tmpfs before it answers, 4 the relay
+ * sending every client's message to every client */
+static const char *s_rtt_name(int ensemble) {
+  static const char *names[] = {"zmq", "ensemble", "ensemble_disk", "zmq_sqlite", "zmq_relay"};
+  return names[ensemble];
+}
+
 static void s_rtt(int ensemble, int curve, int k, size_t rounds, size_t msg_bytes) {
+  if (s_system && strcmp(s_system, s_rtt_name(ensemble)) != 0) return;
   s_keys keys;
   if (curve) s_keys_make(&keys);
   s_zserver z;
@@ -380,7 +438,7 @@ static void s_rtt(int ensemble, int curve, int k, size_t rounds, size_t msg_byte
     s_eserver_start(&e, ensemble == 2 ? "/tmp" : "/dev/shm", curve ? &keys : NULL, (size_t)k, NULL);
     endpoint = ens_server_endpoint(e.srv);
   } else {
-    s_zserver_start(&z, curve ? &keys : NULL, 0, ensemble == 3 ? "/dev/shm" : NULL);
+    s_zserver_start(&z, curve ? &keys : NULL, ensemble == 4 ? -1 : 0, ensemble == 3 ? "/dev/shm" : NULL);
     endpoint = z.endpoint;
   }
   s_barrier bar = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, k};
@@ -390,14 +448,14 @@ static void s_rtt(int ensemble, int curve, int k, size_t rounds, size_t msg_byte
   for (int i = 0; i < k; i++) {
     args[i] = (s_rtt_arg){endpoint, curve ? &keys : NULL, &bar, rounds, msg_bytes, all + (size_t)i * rounds,
                           (ens_id)(2 + i), 0};
-    pthread_create(&th[i], NULL, ens ? s_ens_client : s_zecho_client, &args[i]);
+    pthread_create(&th[i], NULL, ens ? s_ens_client : ensemble == 4 ? s_zrelay_client : s_zecho_client, &args[i]);
   }
   for (int i = 0; i < k; i++) pthread_join(th[i], NULL);
   size_t n = (size_t)k * rounds;
   qsort(all, n, sizeof *all, s_cmp);
   printf("{\"bench\": \"rtt\", \"system\": \"%s\", \"curve\": %d, \"k\": %d, \"msg_bytes\": %zu, \"n\": %zu, "
          "\"p50_us\": %lld, \"p99_us\": %lld}\n",
-         ensemble == 3 ? "zmq_sqlite" : ensemble == 2 ? "ensemble_disk" : ensemble ? "ensemble" : "zmq", curve, k,
+         s_rtt_name(ensemble), curve, k,
          msg_bytes, n, (long long)all[n / 2], (long long)all[n * 99 / 100]);
   fflush(stdout);
   free(all);
@@ -621,21 +679,25 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) s_quick = 1;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+    else if (strcmp(argv[i], "--system") == 0 && i + 1 < argc) s_system = argv[++i];
     else {
-      fprintf(stderr, "usage: bench_session [--quick] [--only rtt|rtt1|durable|fanout|join]\n");
+      fprintf(stderr, "usage: bench_session [--quick] [--only rtt|rtt1|rtt16|durable|fanout|join]\n"
+                      "                     [--system zmq|zmq_sqlite|zmq_relay|ensemble|ensemble_disk]\n");
       return 2;
     }
   }
   size_t q = s_quick ? 10 : 1;
   size_t msg_bytes = s_txn_message_size();
   static const int ks[] = {1, 4, 16};
-  int k1 = only && strcmp(only, "rtt1") == 0; /* K = 1 alone, for quick comparisons */
-  if (!only || strcmp(only, "rtt") == 0 || k1)
+  /* K = 1 or K = 16 alone, for quick comparisons */
+  int k1 = only && strcmp(only, "rtt1") == 0, k16 = only && strcmp(only, "rtt16") == 0;
+  if (!only || strcmp(only, "rtt") == 0 || k1 || k16)
     for (int curve = 0; curve <= 1; curve++)
-      for (size_t i = 0; i < (k1 ? 1 : sizeof ks / sizeof *ks); i++) {
+      for (size_t i = k16 ? 2 : 0; i < (k1 ? 1 : sizeof ks / sizeof *ks); i++) {
         size_t rounds = (ks[i] == 1 ? 5000 : ks[i] == 4 ? 2000 : 600) / q;
         s_rtt(0, curve, ks[i], rounds, msg_bytes);
         s_rtt(3, curve, ks[i], rounds, msg_bytes);
+        if (ks[i] > 1) s_rtt(4, curve, ks[i], rounds, msg_bytes);
         s_rtt(1, curve, ks[i], rounds, msg_bytes);
         if (ks[i] == 1) s_rtt(2, curve, 1, rounds / 5, msg_bytes); /* what the fsync adds */
       }
