@@ -271,11 +271,64 @@ static void test_edits_of_what_a_collaborator_deleted_are_left_out(void **state)
   ens_doc_free(d);
 }
 
+/* A run of collaborators' changes leaves the document and the queue as
+ * the same changes one by one do: on top while they commute, beneath
+ * from the first that does not; then the pending one is refused and
+ * what was beneath shows, the same on both. */
+static void test_a_run_of_remote_changes_equals_them_one_by_one(void **state) {
+  (void)state;
+  ens_doc *d[2];
+  ens_undo *u[2];
+  static s_client c[2];
+  ens_txn *mine = s_set(3, "v", 1);
+  const ens_txn *run[4] = {s_set(3, "w", 7), s_set(3, "v", 2), s_set(2, "v", 3), s_set(3, "w", 8)};
+  for (int k = 0; k < 2; k++) {
+    d[k] = s_doc();
+    u[k] = ens_undo_new(d[k], 0);
+    memset(&c[k], 0, sizeof c[k]);
+    ens__pending_init(&c[k].q, d[k], u[k]);
+    ens_doc_observe(d[k], s_observe, &c[k]);
+    assert_int_equal(ens_undo_commit(u[k], mine), 0);
+  }
+  for (int i = 0; i < 4; i++) assert_int_equal(ens__pending_remote(&c[0].q, run[i]), 0);
+  size_t applied = 0;
+  assert_int_equal(ens__pending_remote_run(&c[1].q, run, 4, &applied), 0);
+  assert_int_equal(applied, 4);
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(s_get(d[k], 3, "v"), 1); /* ours still shows */
+    assert_int_equal(s_get(d[k], 3, "w"), 8);
+    assert_int_equal(s_get(d[k], 2, "v"), 3);
+    assert_int_equal(c[k].q.n, 1);
+  }
+  assert_true(ens_doc_hash(d[0]) == ens_doc_hash(d[1]));
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(ens__pending_reject_head(&c[k].q), 0);
+    assert_int_equal(s_get(d[k], 3, "v"), 2); /* theirs, from beneath */
+    assert_int_equal(ens_undo_undo_count(u[k]), 0);
+  }
+  assert_true(ens_doc_hash(d[0]) == ens_doc_hash(d[1]));
+  /* one that does not apply stops the run where it is */
+  ens_txn *bad = ens_txn_new("Gone", NULL);
+  assert_int_equal(ens_txn_set(bad, 99, "v", ens_int(1)), 0);
+  const ens_txn *broken[3] = {run[0], bad, run[2]};
+  assert_int_not_equal(ens__pending_remote_run(&c[1].q, broken, 3, &applied), 0);
+  assert_int_equal(applied, 1);
+  ens_txn_free(bad);
+  for (int i = 0; i < 4; i++) ens_txn_free((ens_txn *)run[i]);
+  ens_txn_free(mine);
+  for (int k = 0; k < 2; k++) {
+    ens__pending_clear(&c[k].q);
+    ens_undo_free(u[k]);
+    ens_doc_free(d[k]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_edits_of_what_a_collaborator_deleted_are_left_out),
       cmocka_unit_test(test_remote_beneath_pending_shows_after_reject),
       cmocka_unit_test(test_remote_on_other_properties_goes_on_top),
+      cmocka_unit_test(test_a_run_of_remote_changes_equals_them_one_by_one),
       cmocka_unit_test(test_undo_after_ack_restores_what_was_beneath),
       cmocka_unit_test(test_pending_off_while_its_object_is_gone_comes_back),
       cmocka_unit_test(test_accepting_one_that_cannot_apply_is_a_divergence),

@@ -49,6 +49,7 @@ struct ens_session {
   uint32_t backoff;
   ens_buf snap;
   uint64_t snap_seq, snap_count, snap_next;
+  struct s_run *run; /* entries waiting to be applied together (s_on_entries), allocated when first needed */
   ens_id *sel;
   size_t nsel;
   int presence_dirty;
@@ -477,17 +478,84 @@ static int s_on_entry(ens_session *s, const ens__entry_item *e) {
   return 0;
 }
 
-/* Entries and acks of one server group in one message (version 2): each as
- * if it had come alone, until one of them ends the connection. */
+/* A run of collaborators' entries from one entries message, decoded and
+ * waiting to go beneath the pending ones together. */
+#define RUN_MAX 256
+typedef struct s_run {
+  ens_txn *txn[RUN_MAX];
+  ens__entry_item item[RUN_MAX];
+  size_t n;
+} s_run;
+
+static void s_run_free(s_run *run) {
+  for (size_t i = 0; i < run->n; i++) ens_txn_free(run->txn[i]);
+  run->n = 0;
+}
+
+/* Applies the run beneath the pending ones in one pass, then tells the
+ * user of each as if it had come alone. */
+static int s_run_apply(ens_session *s, s_run *run) {
+  if (!run->n) return 0;
+  size_t applied = 0;
+  int rc = ens__pending_remote_run(&s->pend, (const ens_txn *const *)run->txn, run->n, &applied);
+  s->seq += applied;
+  for (size_t i = 0; i < applied && s->opts.on_event; i++) {
+    const ens__entry_item *e = &run->item[i];
+    ens_session_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = ENS_SESSION_LANDED;
+    ev.site = (uint32_t)e->site;
+    ev.ctn = e->ctn;
+    ev.seq = e->seq;
+    ev.label = ens_txn_label(run->txn[i]);
+    ev.ops = ens_txn_op_count(run->txn[i]);
+    ev.committed_us = e->has_time ? e->time_us : 0;
+    s_event(s, &ev);
+  }
+  s_run_free(run);
+  if (rc == ENS_ENOMEM) return rc;
+  if (rc) {
+    s_diverged(s, "a collaborator's change does not apply here");
+    return 0;
+  }
+  s_caught_up(s);
+  return 0;
+}
+
+/* Entries and acks of one server group in one message (version 2), each
+ * as if it had come alone, until one of them ends the connection; runs
+ * of collaborators' entries between our own go beneath the pending ones
+ * together. */
 static int s_on_entries(ens_session *s, const ens__msg *m) {
+  if (!s->run && !(s->run = calloc(1, sizeof *s->run))) return ens__error(ENS_ENOMEM, "out of memory reading entries");
+  s_run *run = s->run;
   ens__entries_reader r;
   ens__entry_item e;
+  int rc = 0;
   ens__entries_begin(m, &r);
-  while ((s->state == S_CATCHUP || s->state == S_LIVE) && ens__entries_next(&r, &e)) {
-    int rc = s_on_entry(s, &e);
-    if (rc) return rc;
+  while (rc == 0 && (s->state == S_CATCHUP || s->state == S_LIVE) && ens__entries_next(&r, &e)) {
+    int ours = e.is_ack || (e.site == s->site && s->pend.n && e.ctn >= s->pend.items[0].ctn);
+    if (ours || run->n == RUN_MAX) {
+      rc = s_run_apply(s, run);
+      if (rc || (s->state != S_CATCHUP && s->state != S_LIVE)) break;
+    }
+    if (ours) {
+      rc = s_on_entry(s, &e);
+      continue;
+    }
+    if (e.seq != s->seq + run->n + 1 || (s->state != S_CATCHUP && s->state != S_LIVE)) {
+      s_drop(s, "gap in the sequence");
+      break;
+    }
+    if (ens_txn_decode(e.txn, e.len, &run->txn[run->n])) {
+      s_diverged(s, "an entry does not decode");
+      break;
+    }
+    run->item[run->n++] = e;
   }
-  return 0;
+  if (rc == 0 && (s->state == S_CATCHUP || s->state == S_LIVE)) rc = s_run_apply(s, run);
+  s_run_free(run);
+  return rc;
 }
 
 static void s_on_presence(ens_session *s, const ens__msg *m) {
@@ -769,6 +837,7 @@ void ens_session_free(ens_session *s) {
   ens_undo_free(s->undo);
   ens_doc_free(s->doc);
   ens__buf_free(&s->snap);
+  free(s->run);
   ens__buf_free(&s->scratch);
   free(s->sel);
   free(s->sites);

@@ -207,12 +207,25 @@ static int s_commutes(const ens__pending *q, const ens_txn *remote) {
 }
 
 int ens__pending_remote(ens__pending *q, const ens_txn *remote) {
-  if (!q->n || s_commutes(q, remote)) return ens_doc_apply(q->doc, remote, ENS_ORIGIN_REMOTE, NULL);
-  int rc = s_off(q, 0);
-  q->rebasing++;
-  if (!rc) rc = ens_doc_apply(q->doc, remote, ENS_ORIGIN_REMOTE, NULL);
-  q->rebasing--;
-  s_on(q, 0);
+  return ens__pending_remote_run(q, &remote, 1, NULL);
+}
+
+int ens__pending_remote_run(ens__pending *q, const ens_txn *const *remote, size_t count, size_t *applied) {
+  size_t i = 0;
+  int rc = 0;
+  /* on top while they commute: nothing comes off */
+  while (i < count && (!q->n || s_commutes(q, remote[i])) && rc == 0)
+    if ((rc = ens_doc_apply(q->doc, remote[i], ENS_ORIGIN_REMOTE, NULL)) == 0) i++;
+  if (i < count && rc == 0) {
+    /* the rest beneath, with the pending ones off once for all of them */
+    rc = s_off(q, 0);
+    q->rebasing++;
+    while (i < count && rc == 0)
+      if ((rc = ens_doc_apply(q->doc, remote[i], ENS_ORIGIN_REMOTE, NULL)) == 0) i++;
+    q->rebasing--;
+    s_on(q, 0);
+  }
+  if (applied) *applied = i;
   return rc;
 }
 

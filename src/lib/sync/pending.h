@@ -73,6 +73,12 @@ int ens__pending_reject_head(ens__pending *q);
  * means it does not apply to the server's state as known here: the
  * document has diverged and the caller resynchronises. */
 int ens__pending_remote(ens__pending *q, const ens_txn *remote);
+/* Consecutive collaborators' transactions, in order, as count calls of
+ * ens__pending_remote would leave the document, but with the pending
+ * ones taken off and put back once rather than for each: what makes a
+ * long catch-up under many pending changes linear. *applied (may be
+ * NULL) gets how many applied before an error. */
+int ens__pending_remote_run(ens__pending *q, const ens_txn *const *remote, size_t count, size_t *applied);
 /* Moves the queue onto another document (after a snapshot), dropping the
  * items with ctn <= upto and putting the others on it. The undo manager
  * is the new document's (its steps start afresh). */
