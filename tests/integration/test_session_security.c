@@ -200,7 +200,7 @@ typedef struct {
   void *sock, *mon;
 } s_raw;
 
-static s_raw s_raw_open(const ens_keypair *me, const char *server_key) {
+static s_raw s_raw_open_at(const char *endpoint, const ens_keypair *me, const char *server_key) {
   static unsigned n;
   s_raw r;
   r.sock = zmq_socket(w.zctx, ZMQ_DEALER);
@@ -218,8 +218,12 @@ static s_raw s_raw_open(const ens_keypair *me, const char *server_key) {
   r.mon = zmq_socket(w.zctx, ZMQ_PAIR);
   zmq_setsockopt(r.mon, ZMQ_LINGER, &zero, sizeof zero);
   assert_int_equal(zmq_connect(r.mon, ep), 0);
-  assert_int_equal(zmq_connect(r.sock, ens_server_endpoint(w.srv)), 0);
+  assert_int_equal(zmq_connect(r.sock, endpoint), 0);
   return r;
+}
+
+static s_raw s_raw_open(const ens_keypair *me, const char *server_key) {
+  return s_raw_open_at(ens_server_endpoint(w.srv), me, server_key);
 }
 
 static void s_raw_close(s_raw *r) {
@@ -813,6 +817,108 @@ static void test_versions_1_and_2_read_the_same_log(void **state) {
   s_readers_close();
 }
 
+/* The server's store copied just after two acks, as a crash would leave
+ * it (no checkpoint since), opens as a new server that still knows both
+ * ctns decided: the welcome says so, a resent one is dropped, and the
+ * next one is accepted after them. */
+static void test_decided_ctns_survive_a_crash(void **state) {
+  (void)state;
+  s_reader *d = s_readers;
+  s_reader_hello(&d[0], 0x44, 1, ENS_PROTO_VERSION);
+  int64_t deadline = ens__now_ms() + 5000;
+  while (!d[0].doc && ens__now_ms() < deadline) {
+    s_pump(0);
+    s_reader_read(&d[0]);
+  }
+  assert_non_null(d[0].doc);
+  s_reader_commit(&d[0], 1);
+  s_reader_commit(&d[0], 2);
+  while (d[0].item_acks < 2 && ens__now_ms() < deadline) {
+    s_pump(0);
+    s_reader_read(&d[0]);
+  }
+  assert_int_equal(d[0].item_acks, 2);
+  uint64_t head = ens_server_head(w.srv);
+  char cmd[512], copy[160];
+  snprintf(copy, sizeof copy, "%s/crash.db", w.dir);
+  snprintf(cmd, sizeof cmd, "cp '%s' '%s' && cp '%s-wal' '%s-wal'", w.store, copy, w.store, copy);
+  assert_int_equal(system(cmd), 0);
+
+  ens_server_opts o;
+  memset(&o, 0, sizeof o);
+  o.endpoint = "tcp://127.0.0.1:*";
+  o.store_path = copy;
+  o.heartbeat_ms = 200;
+  ens_server *after;
+  assert_int_equal(ens_server_new(&o, &after), 0);
+  assert_true(ens_server_head(after) == head);
+  s_raw r = s_raw_open_at(ens_server_endpoint(after), NULL, NULL);
+  ens__msg *m = s_msg(ENS_MSG_HELLO);
+  m->vmin = 1;
+  m->vmax = ENS_PROTO_VERSION;
+  memset(m->client, 0x44, sizeof m->client);
+  s_raw_send_msg(&r, m);
+  static ens__msg got;
+  static unsigned char buf[ENS_MAX_MESSAGE + ENS_SNAPSHOT_CHUNK];
+  int welcomed = 0;
+  size_t acks = 0, entries = 0, rejects = 0;
+  uint64_t last_seq = 0;
+  deadline = ens__now_ms() + 5000;
+  int sent_again = 0;
+  while (ens__now_ms() < deadline && acks == 0) {
+    assert_int_equal(ens_server_poll(after, 1), 0);
+    int n;
+    while ((n = zmq_recv(r.sock, buf, sizeof buf, ZMQ_DONTWAIT)) >= 0) {
+      assert_int_equal(ens__msg_decode(buf, (size_t)n, &got), 0);
+      if (got.type == ENS_MSG_WELCOME) {
+        welcomed = 1;
+        assert_true(got.ctn == 2); /* both decided, though only the log says so */
+        assert_true(got.seq == head);
+      } else if (got.type == ENS_MSG_REJECT) {
+        rejects++;
+      } else if (got.type == ENS_MSG_ENTRIES) {
+        ens__entries_reader er;
+        ens__entry_item it;
+        ens__entries_begin(&got, &er);
+        while (ens__entries_next(&er, &it)) {
+          if (it.is_ack) {
+            acks++;
+            assert_true(it.ctn == 3);
+            last_seq = it.seq;
+          } else {
+            entries++;
+          }
+        }
+      }
+    }
+    if (welcomed && !sent_again) {
+      /* ctn 2 again (its ack lost, say), then ctn 3 */
+      for (uint64_t ctn = 2; ctn <= 3; ctn++) {
+        unsigned char *bytes;
+        size_t len;
+        assert_int_equal(ens_txn_encode(d[0].own[1], &bytes, &len), 0);
+        m = s_msg(ENS_MSG_TXN);
+        m->ctn = ctn;
+        m->bytes = bytes;
+        m->nbytes = len;
+        s_raw_send_msg(&r, m);
+        ens_free(bytes);
+      }
+      sent_again = 1;
+    }
+  }
+  print_message("after the crash: welcome with last ctn 2 at head %llu; ctn 2 again dropped, ctn 3 acked as seq %llu\n",
+                (unsigned long long)head, (unsigned long long)last_seq);
+  assert_true(welcomed);
+  assert_int_equal(rejects, 0);
+  assert_int_equal(entries, 0); /* the resent ctn 2 was not applied again */
+  assert_int_equal(acks, 1);
+  assert_true(last_seq == head + 1);
+  s_raw_close(&r);
+  ens_server_free(after);
+  s_readers_close();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_authorised_clients_shown_by_key_name, s_setup, s_teardown),
@@ -821,6 +927,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_a_client_that_stops_reading_is_dropped, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_hello_floods_are_bounded, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_versions_1_and_2_read_the_same_log, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_decided_ctns_survive_a_crash, s_setup, s_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,9 @@
 /* The server's durable log (docs/protocol.md, "Sessions"): SQLite in WAL
  * mode holding every accepted transaction by seq, the latest checkpoint
  * (a snapshot and its seq), and per client its site and the last ctn the
- * server decided on. One writer: the server that opened it. */
+ * server decided on as of the latest checkpoint or reject (the log's
+ * entries, which name their client and ctn, hold the later ones). One
+ * writer: the server that opened it. */
 #ifndef ENS_SESSION_STORE_H
 #define ENS_SESSION_STORE_H
 
