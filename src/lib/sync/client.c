@@ -21,6 +21,7 @@
 #define BACKOFF_MAX 5000
 #define MAX_SNAPSHOT (512u << 20)
 #define REPORT_EVERY (256u << 10) /* bytes read between pings that say so, beside the heartbeat */
+#define POLL_BUDGET 4096 /* entries (or other messages) one ens_session_poll handles at most */
 
 typedef enum { S_DOWN, S_HELLO, S_SNAPSHOT, S_CATCHUP, S_LIVE, S_FAILED } s_state;
 
@@ -50,6 +51,7 @@ struct ens_session {
   ens_buf snap;
   uint64_t snap_seq, snap_count, snap_next;
   struct s_run *run; /* entries waiting to be applied together (s_on_entries), allocated when first needed */
+  int budget;        /* entries and messages one poll may still handle */
   ens_id *sel;
   size_t nsel;
   int presence_dirty;
@@ -534,6 +536,7 @@ static int s_on_entries(ens_session *s, const ens__msg *m) {
   int rc = 0;
   ens__entries_begin(m, &r);
   while (rc == 0 && (s->state == S_CATCHUP || s->state == S_LIVE) && ens__entries_next(&r, &e)) {
+    s->budget--;
     int ours = e.is_ack || (e.site == s->site && s->pend.n && e.ctn >= s->pend.items[0].ctn);
     if (ours || run->n == RUN_MAX) {
       rc = s_run_apply(s, run);
@@ -678,7 +681,11 @@ int ens_session_poll(ens_session *s, int timeout_ms) {
     zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->monitor, 0, ZMQ_POLLIN, 0}};
     if (zmq_poll(items, s->monitor ? 2 : 1, timeout_ms) < 0 && errno != EINTR)
       return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
-    for (int i = 0; i < 4096 && s->sock; i++) {
+    /* a bounded amount of work per poll, counted in entries: one message
+     * may hold thousands, and an editor polls from its UI thread */
+    s->budget = POLL_BUDGET;
+    while (s->budget > 0 && s->sock) {
+      s->budget--;
       zmq_msg_t msg;
       zmq_msg_init(&msg);
       if (zmq_msg_recv(&msg, s->sock, ZMQ_DONTWAIT) < 0) {

@@ -39,6 +39,12 @@
  * most ITEM_OVERHEAD. */
 #define ENTRIES_BYTES (256u * 1024u)
 #define ITEM_OVERHEAD 32
+/* A version 2 peer gets collaborators' entries at most once per
+ * HOLD_US: those of a group that come sooner after the last message it
+ * was sent wait, and go with its next ack or when the time is up. Its
+ * own acks never wait. Under load this makes one message per client per
+ * round rather than one per group; an idle session sends at once. */
+#define HOLD_US 1000
 /* Messages waiting to be read from one peer beyond its window of
  * transactions in flight: pings and presence; more waits in TCP. */
 #define RCVHWM_EXTRA 64
@@ -68,6 +74,12 @@ typedef struct {
   size_t presence_len;
   uint32_t group_txns; /* transactions in the open group */
   int version;         /* the protocol version chosen at its hello */
+  /* version 2: entries held back (HOLD_US), an entries message being
+   * built in held, and when a message last went to it */
+  ens_buf held;
+  ens__entries_writer held_w;
+  int held_open;
+  int64_t last_send_us;
   int dead;
   /* What this connection holds in our queues: bytes sent to it, bytes it
    * says it has read (its pings), and the size of its latest catch-up
@@ -118,6 +130,7 @@ struct ens_server {
   atomic_int stop;
   int thread_rc;
   size_t sent; /* detached: messages that would have gone out */
+  size_t nheld; /* peers holding entries back */
   ens__hello_limit *hellos;
 };
 
@@ -187,8 +200,15 @@ static const char *s_who(const s_peer *p, char *buf, size_t cap) {
 static void s_fault(ens_server *s, s_peer *p, const void *rid, size_t rid_len, const char *user, int code,
                     const char *why);
 
+static int64_t s_now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static int s_send(ens_server *s, s_peer *p, const void *bytes, size_t len) {
   if (p->dead) return ENS_EIO;
+  p->last_send_us = s_now_us();
   p->sent += len;
   if (p->sent - p->read > s->opts.max_unread + p->allowance) {
     char why[128];
@@ -258,6 +278,8 @@ static void s_peer_bye(ens_server *s, s_peer *p) {
 static void s_peer_remove(ens_server *s, size_t i, int tell) {
   s_peer *p = s->peers[i];
   if (tell) s_peer_bye(s, p);
+  if (p->held_open) s->nheld--;
+  ens__buf_free(&p->held);
   free(p->presence);
   free(p);
   s->peers[i] = s->peers[--s->npeers];
@@ -304,9 +326,12 @@ static void s_out_clear(ens_server *s) {
   s->nout = 0;
 }
 
+static void s_held_send(ens_server *s, s_peer *p);
+
 static void s_send_reject(ens_server *s, const s_out *o) {
   s_peer *author = s_peer_of(s, o->client);
   if (!author) return; /* it learns at its next hello (protocol.md, resume) */
+  s_held_send(s, author); /* the acks before it first */
   static _Thread_local ens__msg m;
   memset(&m, 0, offsetof(ens__msg, sel_buf));
   m.type = ENS_MSG_REJECT;
@@ -348,35 +373,51 @@ static void s_send_accepted_v1(ens_server *s, size_t a, size_t b) {
   }
 }
 
-/* Encodes outs [a, b) as one entries message into out; those of `own`
- * as acks (NULL: none). */
-static int s_encode_entries(ens_server *s, size_t a, size_t b, const s_client *own, ens_buf *out) {
-  ens__entries_writer w;
-  out->len = 0;
-  ens__entries_start(&w, out, s->out[a].seq);
-  for (size_t i = a; i < b; i++) {
-    const s_out *o = &s->out[i];
-    if (o->client == own) ens__entries_add(&w, o->client->site, o->ctn, NULL, 0, 0, 0);
-    else ens__entries_add(&w, o->client->site, o->ctn, o->txn, o->len, o->time_us != 0, o->time_us);
-  }
-  return ens__entries_finish(&w);
+/* Sends what p holds back, if anything. */
+static void s_held_send(ens_server *s, s_peer *p) {
+  if (!p->held_open) return;
+  p->held_open = 0;
+  s->nheld--;
+  if (ens__entries_finish(&p->held_w) == 0) s_send(s, p, p->held.data, p->held.len);
+  p->held.len = 0;
 }
 
-/* Version 2 peers: outs [a, b) in one entries message. Peers that wrote
- * none of them share one encoding; an author gets its own as acks. */
+/* Adds one accepted transaction to what p holds back: as an ack when it
+ * is p's own. A full message goes out first. */
+static void s_held_add(ens_server *s, s_peer *p, const s_out *o) {
+  if (p->held_open && ens__entries_size(&p->held_w) + o->len + ITEM_OVERHEAD > ENTRIES_BYTES) s_held_send(s, p);
+  if (!p->held_open) {
+    p->held.len = 0;
+    ens__entries_start(&p->held_w, &p->held, o->seq);
+    p->held_open = 1;
+    s->nheld++;
+  }
+  if (o->client == p->client) ens__entries_add(&p->held_w, o->client->site, o->ctn, NULL, 0, 0, 0);
+  else ens__entries_add(&p->held_w, o->client->site, o->ctn, o->txn, o->len, o->time_us != 0, o->time_us);
+}
+
+/* Sends every held-back message whose time is up. */
+static void s_held_send_due(ens_server *s) {
+  if (!s->nheld) return;
+  int64_t now = s_now_us();
+  for (size_t k = 0; k < s->npeers && s->nheld; k++) {
+    s_peer *p = s->peers[k];
+    if (p->held_open && (p->dead || now - p->last_send_us >= HOLD_US)) s_held_send(s, p);
+  }
+}
+
+/* Version 2 peers: outs [a, b) go into each one's entries message; an
+ * author's goes out now, with its acks; the others' wait (HOLD_US). */
 static void s_send_entries(ens_server *s, size_t a, size_t b) {
-  int shared = 0; /* 1 built in scratch2, -1 could not be */
   for (size_t k = 0; k < s->npeers; k++) {
     s_peer *p = s->peers[k];
     if (!p->client || p->dead || p->version < 2) continue;
     int authored = 0;
-    for (size_t i = a; i < b && !authored; i++) authored = s->out[i].client == p->client;
-    if (authored) {
-      if (s_encode_entries(s, a, b, p->client, &s->scratch) == 0) s_send(s, p, s->scratch.data, s->scratch.len);
-      continue;
+    for (size_t i = a; i < b; i++) {
+      s_held_add(s, p, &s->out[i]);
+      authored |= s->out[i].client == p->client;
     }
-    if (!shared) shared = s_encode_entries(s, a, b, NULL, &s->scratch2) == 0 ? 1 : -1;
-    if (shared > 0) s_send(s, p, s->scratch2.data, s->scratch2.len);
+    if (authored) s_held_send(s, p);
   }
 }
 
@@ -392,13 +433,7 @@ static void s_send_accepted(ens_server *s, size_t a, size_t b) {
     else v2 = 1;
   }
   if (v1) s_send_accepted_v1(s, a, b);
-  if (!v2) return;
-  while (a < b) {
-    size_t end = a + 1, bytes = s->out[a].len + ITEM_OVERHEAD;
-    while (end < b && bytes + s->out[end].len + ITEM_OVERHEAD <= ENTRIES_BYTES) bytes += s->out[end++].len + ITEM_OVERHEAD;
-    s_send_entries(s, a, end);
-    a = end;
-  }
+  if (v2) s_send_entries(s, a, b);
 }
 
 /* Commits the open group, then sends its acks, rejects and entries. A
@@ -901,6 +936,7 @@ static void s_zap_one(ens_server *s) {
 
 int ens_server_poll(ens_server *s, int timeout_ms) {
   zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->zap, 0, ZMQ_POLLIN, 0}};
+  if (s->nheld && (timeout_ms < 0 || timeout_ms > 1)) timeout_ms = 1; /* held entries wait HOLD_US at most */
   if (zmq_poll(items, s->zap ? 2 : 1, timeout_ms) < 0 && errno != EINTR)
     return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
   if (s->zap)
@@ -1079,6 +1115,7 @@ int ens__server_handle(ens_server *s, const void *rid, size_t rid_len, const voi
 int ens__server_flush(ens_server *s, int64_t now_ms) {
   int rc = s_flush(s);
   if (rc) return rc;
+  s_held_send_due(s);
   s_sweep(s, now_ms);
   if (s->opts.checkpoint_every && s->head - s->checkpoint_seq >= s->opts.checkpoint_every)
     return ens_server_checkpoint(s);
