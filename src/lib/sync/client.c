@@ -443,6 +443,21 @@ static void s_accept(ens_session *s, uint64_t ctn) {
   s_event(s, &ev);
 }
 
+/* Tells the user that a collaborator's transaction t (entry e) landed. */
+static void s_landed(ens_session *s, const ens__entry_item *e, const ens_txn *t) {
+  if (!s->opts.on_event) return;
+  ens_session_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.kind = ENS_SESSION_LANDED;
+  ev.site = (uint32_t)e->site;
+  ev.ctn = e->ctn;
+  ev.seq = e->seq;
+  ev.label = ens_txn_label(t);
+  ev.ops = ens_txn_op_count(t);
+  ev.committed_us = e->has_time ? e->time_us : 0;
+  s_event(s, &ev);
+}
+
 /* One entry in the server's order: a collaborator's transaction, or in
  * catch-up (or as an item of an entries message) our own, which acks it. */
 static int s_on_entry(ens_session *s, const ens__entry_item *e) {
@@ -460,18 +475,7 @@ static int s_on_entry(ens_session *s, const ens__entry_item *e) {
     }
     s->seq++;
     int rc = ens__pending_remote(&s->pend, t);
-    if (rc == 0 && s->opts.on_event) {
-      ens_session_event ev;
-      memset(&ev, 0, sizeof ev);
-      ev.kind = ENS_SESSION_LANDED;
-      ev.site = (uint32_t)e->site;
-      ev.ctn = e->ctn;
-      ev.seq = e->seq;
-      ev.label = ens_txn_label(t);
-      ev.ops = ens_txn_op_count(t);
-      ev.committed_us = e->has_time ? e->time_us : 0;
-      s_event(s, &ev);
-    }
+    if (rc == 0) s_landed(s, e, t);
     ens_txn_free(t);
     if (rc == ENS_ENOMEM) return rc;
     if (rc) s_diverged(s, "a collaborator's change does not apply here");
@@ -501,19 +505,7 @@ static int s_run_apply(ens_session *s, s_run *run) {
   size_t applied = 0;
   int rc = ens__pending_remote_run(&s->pend, (const ens_txn *const *)run->txn, run->n, &applied);
   s->seq += applied;
-  for (size_t i = 0; i < applied && s->opts.on_event; i++) {
-    const ens__entry_item *e = &run->item[i];
-    ens_session_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = ENS_SESSION_LANDED;
-    ev.site = (uint32_t)e->site;
-    ev.ctn = e->ctn;
-    ev.seq = e->seq;
-    ev.label = ens_txn_label(run->txn[i]);
-    ev.ops = ens_txn_op_count(run->txn[i]);
-    ev.committed_us = e->has_time ? e->time_us : 0;
-    s_event(s, &ev);
-  }
+  for (size_t i = 0; i < applied; i++) s_landed(s, &run->item[i], run->txn[i]);
   s_run_free(run);
   if (rc == ENS_ENOMEM) return rc;
   if (rc) {
