@@ -182,6 +182,9 @@ typedef struct {
 } ens__sfd_ref;
 
 int ens__sfd_parse_ref(const char *s, size_t n, ens__sfd_ref *rf, const char **why);
+/* Only the keyword and glyph number of a reference line (a line
+ * ens__sfd_parse_ref accepts starts with ones this accepts). */
+int ens__sfd_parse_ref_target(const char *s, size_t n, int *is_ref, int64_t *target);
 void ens__sfd_format_ref(const ens__sfd_ref *rf, ens_buf *out);
 
 typedef struct {

@@ -742,7 +742,28 @@ static void s_put_rest_of(const char *head, size_t hn, const char *line_end, ens
   if (q && q + 1 < e) ens__buf_append(out, q + 1, (size_t)(e - q - 1));
 }
 
+/* A reference unchanged since reading: its line still says what it did,
+ * except which glyph its number names now (glyphs added or removed
+ * elsewhere renumber them), so only the number is read. */
+static int s_ref_as_read_holds(const ens__sfd_wctx *w, const ens_obj *o, const char *h, size_t hn) {
+  const ens__prop *gp = s_prop(w, o, S_K_GLYPH);
+  if (!gp || gp->type != ENS_REF || !ens_doc_get(w->doc, gp->u.ref)) return 0;
+  ens__sfd_line ln;
+  ens__sfd_line_at(h, h + hn, &ln);
+  int is_ref;
+  int64_t number;
+  return ens__sfd_parse_ref_target(ln.s, ln.n, &is_ref, &number) == 0 && s_target(w, is_ref, number) == gp->u.ref;
+}
+
 static int s_write_ref(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out) {
+  if (o->as_read) {
+    const char *h;
+    size_t hn;
+    if (s_text(w, o, S_K_HEAD, &h, &hn) && hn && s_ref_as_read_holds(w, o, h, hn)) {
+      ens__buf_append(out, h, hn);
+      return 0;
+    }
+  }
   s_props *P = malloc(sizeof *P);
   if (!P) return ens__error(ENS_ENOMEM, "out of memory writing SFD");
   s_load(w, o, P);
@@ -821,6 +842,14 @@ static int s_write_ref(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out) {
 }
 
 static int s_write_anchor(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out) {
+  if (o->as_read) { /* names no other glyph: its text still says it all */
+    const char *h;
+    size_t hn;
+    if (s_text(w, o, S_K_HEAD, &h, &hn) && hn) {
+      ens__buf_append(out, h, hn);
+      return 0;
+    }
+  }
   s_props *P = malloc(sizeof *P);
   if (!P) return ens__error(ENS_ENOMEM, "out of memory writing SFD");
   s_load(w, o, P);
