@@ -46,6 +46,11 @@ struct ens__sfd_wctx {
    * line of two numbers that must now say the gid (s_number_glyphs) */
   s_imap pin;
   uint32_t section;
+  /* nothing in the font changed since reading (its root is still marked
+   * as read): no glyph was added, removed or renumbered, so every number
+   * in a reference or kerning line still names the glyph it named, and
+   * the glyphs are not numbered at all */
+  int unchanged;
   int err;
 };
 
@@ -780,7 +785,7 @@ static int s_write_ref(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out) {
   if (o->as_read) {
     const char *h;
     size_t hn;
-    if (s_text(w, o, S_K_HEAD, &h, &hn) && hn && s_ref_as_read_holds(w, o, h, hn)) {
+    if (s_text(w, o, S_K_HEAD, &h, &hn) && hn && (w->unchanged || s_ref_as_read_holds(w, o, h, hn))) {
       ens__buf_append(out, h, hn);
       return 0;
     }
@@ -970,6 +975,11 @@ static int s_write_kerns(ens__sfd_wctx *w, const ens_obj *glyph, uint32_t *i, en
     j++;
   }
   uint32_t count = j - *i;
+  if (w->unchanged && has_head && hn) { /* the run is the line it was read from */
+    ens__buf_append(out, h, hn);
+    *i = j;
+    return 0;
+  }
   ens__sfd_line ln = {0};
   size_t mark = w->scratch.len;
   if (has_head && hn) {
@@ -1030,6 +1040,7 @@ static int s_write_kerns(ens__sfd_wctx *w, const ens_obj *glyph, uint32_t *i, en
  * reference nobody made. Such a line is dropped instead, as FontForge drops
  * a reference to a missing glyph when it opens a font. */
 static int s_dangling_now_resolves(ens__sfd_wctx *w, const char *t, size_t tn) {
+  if (w->unchanged) return 0; /* it named no glyph when read, and numbers have not moved */
   ens__sfd_line ln;
   ens__sfd_line_at(t, t + tn, &ln);
   int word = ens__sfd_word(ln.s, ln.n);
@@ -1346,10 +1357,8 @@ done:
 }
 
 static int s_prepare(ens__sfd_wctx *w, int dir) {
-  if (!w->kinds[S_GLYPH] && w->doc->root->nkids) {
-    /* no glyph kind interned: the document holds no glyphs at all */
-  }
-  return s_number_glyphs(w, dir);
+  w->unchanged = w->doc->root->as_read;
+  return w->unchanged ? 0 : s_number_glyphs(w, dir);
 }
 
 int ens__sfd_write_doc(const ens_doc *doc, ens_buf *out) {
