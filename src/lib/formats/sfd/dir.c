@@ -333,14 +333,28 @@ done:
   return rc;
 }
 
+/* Text made so far goes to the temporary file, and the device starts
+ * taking it while the rest is made: the fsync at the end then waits for
+ * the last part only. */
+static int s_sink_to_file(void *user, ens_buf *b) {
+  ens__file_atomic *f = user;
+  if (b->oom) return ens__error(ENS_ENOMEM, "out of memory writing SFD");
+  size_t from = f->written;
+  int rc = ens__file_atomic_write(f, b->data, b->len);
+  b->len = 0;
+  if (!rc) ens__file_atomic_start_writeback(f, from);
+  return rc;
+}
+
 int ens_sfd_write_path(const ens_doc *doc, const char *path) {
   if (!doc || !path) return ens__error(ENS_EINVAL, "ens_sfd_write_path needs a document and a path");
   if (ens_sfd_is_dir(doc)) return s_write_dir(doc, path);
-  unsigned char *data;
-  size_t len;
-  int rc = ens_sfd_write(doc, &data, &len);
+  ens__file_atomic f;
+  int rc = ens__file_atomic_open(&f, path);
   if (rc) return rc;
-  rc = ens__file_write_atomic(path, data, len);
-  ens_free(data);
-  return rc;
+  ens_buf b = ENS_BUF_INIT;
+  rc = ens__sfd_write_doc_to(doc, &b, s_sink_to_file, &f);
+  if (!rc && b.len) rc = s_sink_to_file(&f, &b);
+  ens__buf_free(&b);
+  return ens__file_atomic_finish(&f, rc, -1, 1);
 }

@@ -51,6 +51,8 @@ struct ens__sfd_wctx {
    * in a reference or kerning line still names the glyph it named, and
    * the glyphs are not numbered at all */
   int unchanged;
+  ens__sfd_sink sink; /* NULL: all of the text stays in the buffer */
+  void *sink_user;
   int err;
 };
 
@@ -1332,6 +1334,7 @@ static int s_write_root(ens__sfd_wctx *w, int dir, ens_buf *out) {
     int kind = s_kind(w, k);
     if (kind == S_GLYPH) {
       if ((rc = s_write_glyph_obj(w, k, out))) goto done;
+      if (w->sink && out->len >= ENS__SFD_SINK_AT && (rc = w->sink(w->sink_user, out))) goto done;
     } else if (kind == S_RAW) {
       const char *t;
       size_t tn;
@@ -1361,9 +1364,13 @@ static int s_prepare(ens__sfd_wctx *w, int dir) {
   return w->unchanged ? 0 : s_number_glyphs(w, dir);
 }
 
-int ens__sfd_write_doc(const ens_doc *doc, ens_buf *out) {
+int ens__sfd_write_doc(const ens_doc *doc, ens_buf *out) { return ens__sfd_write_doc_to(doc, out, NULL, NULL); }
+
+int ens__sfd_write_doc_to(const ens_doc *doc, ens_buf *out, ens__sfd_sink sink, void *user) {
   ens__sfd_wctx *w = ens__sfd_wctx_new(doc);
   if (!w) return ENS_ENOMEM;
+  w->sink = sink;
+  w->sink_user = user;
   int rc = s_prepare(w, 0);
   if (!rc) rc = s_write_root(w, 0, out);
   if (!rc && out->oom) rc = ens__error(ENS_ENOMEM, "out of memory writing SFD");
