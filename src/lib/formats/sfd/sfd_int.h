@@ -222,7 +222,7 @@ int ens__sfd_write_doc(const ens_doc *doc, ens_buf *out);
 /* The same, handing out to sink (which empties it) whenever it holds
  * ENS__SFD_SINK_AT bytes or more between glyphs: the caller sinks the
  * rest. A sink's error ends the write. */
-#define ENS__SFD_SINK_AT ((size_t)256 << 10)
+#define ENS__SFD_SINK_AT ((size_t)512 << 10)
 typedef int (*ens__sfd_sink)(void *user, ens_buf *out);
 int ens__sfd_write_doc_to(const ens_doc *doc, ens_buf *out, ens__sfd_sink sink, void *user);
 /* Writes one glyph (its file in the SFDir form) into out. */
