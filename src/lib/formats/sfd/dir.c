@@ -333,15 +333,21 @@ done:
   return rc;
 }
 
-/* Text made so far goes to the temporary file, and the device starts
- * taking it while the rest is made: the fsync at the end then waits for
- * the last part only. */
-static int s_sink_to_file(void *user, ens_buf *b) {
-  ens__file_atomic *f = user;
+/* Text made so far goes to the temporary file (and the buffer is
+ * emptied for the next part). */
+static int s_put_to_file(ens__file_atomic *f, ens_buf *b) {
   if (b->oom) return ens__error(ENS_ENOMEM, "out of memory writing SFD");
-  size_t from = f->written;
   int rc = ens__file_atomic_write(f, b->data, b->len);
   b->len = 0;
+  return rc;
+}
+
+/* A part made while more is to come: the device starts taking it while
+ * the rest is made, so the fsync at the end waits for the last part only. */
+static int s_sink_to_file(void *user, ens_buf *b) {
+  ens__file_atomic *f = user;
+  size_t from = f->written;
+  int rc = s_put_to_file(f, b);
   if (!rc) ens__file_atomic_start_writeback(f, from);
   return rc;
 }
@@ -354,7 +360,7 @@ int ens_sfd_write_path(const ens_doc *doc, const char *path) {
   if (rc) return rc;
   ens_buf b = ENS_BUF_INIT;
   rc = ens__sfd_write_doc_to(doc, &b, s_sink_to_file, &f);
-  if (!rc && b.len) rc = s_sink_to_file(&f, &b);
+  if (!rc && b.len) rc = s_put_to_file(&f, &b); /* the last part: the fsync starts its write */
   ens__buf_free(&b);
   return ens__file_atomic_finish(&f, rc, -1, 1);
 }
