@@ -510,6 +510,36 @@ static void test_width_edit_changes_only_the_width_line(void **state) {
   ens_doc_free(doc);
 }
 
+/* A changed number is printed as FontForge prints it, %g, or with the
+ * fewest digits that read back: short fractions, values near the bounds
+ * of %g's plain form, and ones that need more than six digits. */
+static void test_changed_numbers_print_as_g(void **state) {
+  (void)state;
+  static const struct {
+    double x;
+    const char *text;
+  } cases[] = {{0.25, "0.25"},           {-0.001, "-0.001"},        {0.1, "0.1"},
+               {12345.6, "12345.6"},     {999999.9, "999999.9"},   {123456.5, "123456.5"},
+               {0.0005, "0.0005"},       {2.675, "2.675"},         {-403.5, "-403.5"},
+               {0.000123, "0.000123"},   {1e-5, "1e-05"},          {1234567.5, "1234567.5"},
+               {1.0 / 3.0, "0.3333333333333333"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ens_doc *doc = s_read(s_font, sizeof s_font - 1);
+    const ens_obj *contour = s_child(s_child(s_glyph(doc, "A"), "layer", 0), "contour", 0);
+    ens_txn *t = ens_txn_new("Move point", NULL);
+    ens_txn_set(t, ens_obj_id(ens_obj_child(contour, 2)), "x", ens_real(cases[i].x));
+    s_apply(doc, t);
+    size_t n;
+    char *out = s_write(doc, &n);
+    char la[128], lb[128], want[128];
+    assert_int_equal(s_diff_lines(s_font, sizeof s_font - 1, out, n, la, lb, sizeof la), 1);
+    snprintf(want, sizeof want, " 400 350 500 200.25 %s 0 c 0x80", cases[i].text);
+    assert_string_equal(lb, want);
+    ens_free(out);
+    ens_doc_free(doc);
+  }
+}
+
 static void test_point_edit_changes_only_its_line(void **state) {
   (void)state;
   ens_doc *doc = s_read(s_font, sizeof s_font - 1);
@@ -964,6 +994,7 @@ int main(void) {
       cmocka_unit_test(test_roundtrip_sub_fonts),
       cmocka_unit_test(test_snapshot_roundtrip_writes_same_bytes),
       cmocka_unit_test(test_width_edit_changes_only_the_width_line),
+      cmocka_unit_test(test_changed_numbers_print_as_g),
       cmocka_unit_test(test_point_edit_changes_only_its_line),
       cmocka_unit_test(test_edit_survives_snapshot_and_text_copy),
       cmocka_unit_test(test_removing_a_glyph_keeps_the_numbers_of_the_others),

@@ -76,29 +76,65 @@ int ens__file_write_atomic(const char *path, const void *data, size_t len) {
 }
 
 int ens__file_write_atomic_ex(const char *path, const void *data, size_t len, int mode, int replace) {
+  ens__file_atomic f;
+  int rc = ens__file_atomic_open(&f, path);
+  if (rc) return rc;
+  rc = ens__file_atomic_write(&f, data, len);
+  return ens__file_atomic_finish(&f, rc, mode, replace);
+}
+
+int ens__file_atomic_open(ens__file_atomic *f, const char *path) {
   size_t plen = strlen(path);
-  char *tmp = malloc(plen + 16);
-  if (!tmp) return ens__error(ENS_ENOMEM, "out of memory writing %s", path);
-  snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  int rc = 0;
-  if (fd < 0) {
-    rc = ens__error(ENS_EIO, "cannot create a temporary file beside %s: %s", path, strerror(errno));
-    free(tmp);
+  f->path = path;
+  f->written = 0;
+  f->fd = -1;
+  f->tmp = malloc(plen + 16);
+  if (!f->tmp) return ens__error(ENS_ENOMEM, "out of memory writing %s", path);
+  snprintf(f->tmp, plen + 16, "%s.tmp.XXXXXX", path);
+  f->fd = mkstemp(f->tmp);
+  if (f->fd < 0) {
+    int rc = ens__error(ENS_EIO, "cannot create a temporary file beside %s: %s", path, strerror(errno));
+    free(f->tmp);
+    f->tmp = NULL;
     return rc;
   }
+  return 0;
+}
+
+int ens__file_atomic_write(ens__file_atomic *f, const void *data, size_t len) {
   const char *p = data;
   size_t left = len;
   while (left) {
-    ssize_t k = write(fd, p, left);
+    ssize_t k = write(f->fd, p, left);
     if (k < 0) {
       if (errno == EINTR) continue;
-      rc = ens__error(ENS_EIO, "cannot write %s: %s", tmp, strerror(errno));
-      break;
+      return ens__error(ENS_EIO, "cannot write %s: %s", f->tmp, strerror(errno));
     }
     p += k;
     left -= (size_t)k;
   }
+  f->written += len;
+  return 0;
+}
+
+void ens__file_atomic_start_writeback(ens__file_atomic *f, size_t from) {
+#ifdef SYNC_FILE_RANGE_WRITE
+  /* only starts the device write of what is written so far, so that the
+   * fsync at the end waits for less; durability still rests on that fsync.
+   * A failure here is no failure of the save: the fsync does it all. */
+  if (f->written > from) (void)sync_file_range(f->fd, (off_t)from, (off_t)(f->written - from), SYNC_FILE_RANGE_WRITE);
+#else
+  (void)f;
+  (void)from;
+#endif
+}
+
+int ens__file_atomic_finish(ens__file_atomic *f, int rc, int mode, int replace) {
+  const char *path = f->path;
+  char *tmp = f->tmp;
+  int fd = f->fd;
+  f->tmp = NULL;
+  f->fd = -1;
   if (!rc && fsync(fd) != 0) rc = ens__error(ENS_EIO, "cannot sync %s: %s", tmp, strerror(errno));
   if (close(fd) != 0 && !rc) rc = ens__error(ENS_EIO, "cannot close %s: %s", tmp, strerror(errno));
   if (!rc && mode < 0) { /* mkstemp makes 0600; the result is an ordinary file */

@@ -17,4 +17,24 @@ int ens__file_write_atomic(const char *path, const void *data, size_t len);
  * replace is 0, ENS_EEXISTS rather than replacing an existing path. */
 int ens__file_write_atomic_ex(const char *path, const void *data, size_t len, int mode, int replace);
 
+/* The same in pieces, for a writer that makes its text as it writes:
+ * open makes the temporary file; write appends to it; start_writeback
+ * asks the kernel to begin putting bytes from offset `from` on the device
+ * while the writer goes on (the final fsync then waits for less); finish
+ * takes the first error so far (0: none) and either removes the
+ * temporary file or fsyncs, renames (links when replace is 0) and syncs
+ * the directory, as ens__file_write_atomic_ex. finish is called once
+ * after a successful open, whatever happened in between. */
+typedef struct {
+  const char *path;
+  char *tmp;
+  int fd;
+  size_t written;
+} ens__file_atomic;
+
+int ens__file_atomic_open(ens__file_atomic *f, const char *path);
+int ens__file_atomic_write(ens__file_atomic *f, const void *data, size_t len);
+void ens__file_atomic_start_writeback(ens__file_atomic *f, size_t from);
+int ens__file_atomic_finish(ens__file_atomic *f, int rc, int mode, int replace);
+
 #endif

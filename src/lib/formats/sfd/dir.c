@@ -333,14 +333,34 @@ done:
   return rc;
 }
 
+/* Text made so far goes to the temporary file (and the buffer is
+ * emptied for the next part). */
+static int s_put_to_file(ens__file_atomic *f, ens_buf *b) {
+  if (b->oom) return ens__error(ENS_ENOMEM, "out of memory writing SFD");
+  int rc = ens__file_atomic_write(f, b->data, b->len);
+  b->len = 0;
+  return rc;
+}
+
+/* A part made while more is to come: the device starts taking it while
+ * the rest is made, so the fsync at the end waits for the last part only. */
+static int s_sink_to_file(void *user, ens_buf *b) {
+  ens__file_atomic *f = user;
+  size_t from = f->written;
+  int rc = s_put_to_file(f, b);
+  if (!rc) ens__file_atomic_start_writeback(f, from);
+  return rc;
+}
+
 int ens_sfd_write_path(const ens_doc *doc, const char *path) {
   if (!doc || !path) return ens__error(ENS_EINVAL, "ens_sfd_write_path needs a document and a path");
   if (ens_sfd_is_dir(doc)) return s_write_dir(doc, path);
-  unsigned char *data;
-  size_t len;
-  int rc = ens_sfd_write(doc, &data, &len);
+  ens__file_atomic f;
+  int rc = ens__file_atomic_open(&f, path);
   if (rc) return rc;
-  rc = ens__file_write_atomic(path, data, len);
-  ens_free(data);
-  return rc;
+  ens_buf b = ENS_BUF_INIT;
+  rc = ens__sfd_write_doc_to(doc, &b, s_sink_to_file, &f);
+  if (!rc && b.len) rc = s_put_to_file(&f, &b); /* the last part: the fsync starts its write */
+  ens__buf_free(&b);
+  return ens__file_atomic_finish(&f, rc, -1, 1);
 }

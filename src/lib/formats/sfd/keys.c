@@ -496,14 +496,27 @@ void ens__sfd_format_point(const ens__sfd_point *pt, int first, ens_buf *out) {
 
 /* --- references ------------------------------------------------------------------- */
 
-int ens__sfd_parse_ref(const char *s, size_t n, ens__sfd_ref *rf, const char **why) {
+/* The keyword and glyph number that start a reference line; *rest is
+ * what follows the number. */
+static int s_ref_target(const char *s, size_t n, int *is_ref, int64_t *target, const char **rest, const char **why) {
   const char *e = s + n, *t;
   size_t tn = ens__sfd_token(s, n, &t);
   const char *p = t + tn;
+  *is_ref = tn == 4;
+  if (s_int(&p, e, target, why) || s_end_of_num(p, e, why) || s_int_in(*target, -S_I32 - 1, S_I32, why)) return -1;
+  *rest = p;
+  return 0;
+}
+
+int ens__sfd_parse_ref_target(const char *s, size_t n, int *is_ref, int64_t *target) {
+  const char *rest, *why;
+  return s_ref_target(s, n, is_ref, target, &rest, &why);
+}
+
+int ens__sfd_parse_ref(const char *s, size_t n, ens__sfd_ref *rf, const char **why) {
+  const char *e = s + n, *p;
   memset(rf, 0, sizeof *rf);
-  rf->is_ref = tn == 4;
-  if (s_int(&p, e, &rf->target, why) || s_end_of_num(p, e, why) || s_int_in(rf->target, -S_I32 - 1, S_I32, why))
-    return -1;
+  if (s_ref_target(s, n, &rf->is_ref, &rf->target, &p, why)) return -1;
   p = s_skip(p, e);
   int64_t u;
   int k = ens__sfd_parse_int(p, e, &u);

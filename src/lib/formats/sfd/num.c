@@ -132,6 +132,44 @@ size_t ens__sfd_fmt_int(char *buf, int64_t v) {
   return k;
 }
 
+/* What "%.6g" prints for a v of 0.001 <= |v| < 1e6 that is not whole,
+ * when that text reads back as v; 0 otherwise. A decimal of at most six
+ * significant digits that reads back as v lies within half an ulp of it,
+ * far closer than the 10^-6 relative spacing of such decimals, so it is
+ * the one %.6g rounds v to (trailing zeros dropped, as %g drops them). */
+static size_t s_fmt_short(char *buf, double v) {
+  double a = fabs(v);
+  if (!(a >= 1e-3 && a < 1e6)) return 0;
+  int intdigits = 0; /* of the whole part; for a < 1, minus the zeros after the point */
+  if (a >= 1) {
+    for (double p = 1; p <= a; p *= 10) intdigits++;
+  } else {
+    for (double p = 0.1; a < p; p /= 10) intdigits--;
+  }
+  for (int k = 1; k <= 6 - intdigits; k++) {
+    int64_t m = llround(a * s_pow10[k]);
+    if (m % 10 == 0) continue; /* its last digit would be a trailing zero: a shorter k says it */
+    char tmp[32];
+    size_t n = 0;
+    if (v < 0) tmp[n++] = '-';
+    n += ens__sfd_fmt_int(tmp + n, m / (int64_t)s_pow10[k]);
+    tmp[n++] = '.';
+    int64_t frac = m % (int64_t)s_pow10[k];
+    for (int i = k - 1; i >= 0; i--) {
+      tmp[n + (size_t)i] = (char)('0' + frac % 10);
+      frac /= 10;
+    }
+    n += (size_t)k;
+    double back;
+    if (ens__sfd_parse_real(tmp, tmp + n, &back) == (int)n && back == v) {
+      memcpy(buf, tmp, n);
+      buf[n] = '\0';
+      return n;
+    }
+  }
+  return 0;
+}
+
 size_t ens__sfd_fmt_real(char *buf, double v) {
   /* the common case, whole numbers that %g prints without an exponent */
   if (v == floor(v) && fabs(v) < 1e6) {
@@ -141,6 +179,9 @@ size_t ens__sfd_fmt_real(char *buf, double v) {
     }
     return ens__sfd_fmt_int(buf, (int64_t)v);
   }
+  /* then short fractions (403.5, 0.25): printf's exact conversion is slow */
+  size_t short_n = s_fmt_short(buf, v);
+  if (short_n) return short_n;
   locale_t old = uselocale(s_c());
   int n = 0;
   for (int prec = 6; prec <= 17; prec++) {

@@ -182,6 +182,9 @@ typedef struct {
 } ens__sfd_ref;
 
 int ens__sfd_parse_ref(const char *s, size_t n, ens__sfd_ref *rf, const char **why);
+/* Only the keyword and glyph number of a reference line (a line
+ * ens__sfd_parse_ref accepts starts with ones this accepts). */
+int ens__sfd_parse_ref_target(const char *s, size_t n, int *is_ref, int64_t *target);
 void ens__sfd_format_ref(const ens__sfd_ref *rf, ens_buf *out);
 
 typedef struct {
@@ -216,6 +219,12 @@ long ens__sfd_parse_kerns(const char *s, size_t n, ens__sfd_kernpair **pairs, si
 
 /* Writes the whole document (single-file form) into out. */
 int ens__sfd_write_doc(const ens_doc *doc, ens_buf *out);
+/* The same, handing out to sink (which empties it) whenever it holds
+ * ENS__SFD_SINK_AT bytes or more between glyphs: the caller sinks the
+ * rest. A sink's error ends the write. */
+#define ENS__SFD_SINK_AT ((size_t)512 << 10)
+typedef int (*ens__sfd_sink)(void *user, ens_buf *out);
+int ens__sfd_write_doc_to(const ens_doc *doc, ens_buf *out, ens__sfd_sink sink, void *user);
 /* Writes one glyph (its file in the SFDir form) into out. */
 typedef struct ens__sfd_wctx ens__sfd_wctx;
 ens__sfd_wctx *ens__sfd_wctx_new(const ens_doc *doc);

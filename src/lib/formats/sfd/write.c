@@ -13,10 +13,15 @@
 #define S_KMAP 512
 #define S_MAXK 160
 
+/* Key and value side by side: one cache line per probe. */
 typedef struct {
-  uint64_t *keys; /* key + 1 */
-  int64_t *vals;
-  size_t cap, count;
+  uint64_t key; /* key + 1; 0 marks an empty slot */
+  int64_t val;
+} s_islot;
+
+typedef struct {
+  s_islot *slots;
+  size_t cap, count; /* cap is a power of two */
 } s_imap;
 
 struct ens__sfd_wctx {
@@ -41,6 +46,13 @@ struct ens__sfd_wctx {
    * line of two numbers that must now say the gid (s_number_glyphs) */
   s_imap pin;
   uint32_t section;
+  /* nothing in the font changed since reading (its root is still marked
+   * as read): no glyph was added, removed or renumbered, so every number
+   * in a reference or kerning line still names the glyph it named, and
+   * the glyphs are not numbered at all */
+  int unchanged;
+  ens__sfd_sink sink; /* NULL: all of the text stays in the buffer */
+  void *sink_user;
   int err;
 };
 
@@ -59,37 +71,35 @@ static uint64_t s_mix(uint64_t x) {
   return x;
 }
 
-static int s_imap_put(s_imap *m, uint64_t key, int64_t val) {
-  if ((m->count + 1) * 2 > m->cap) {
-    size_t nc = m->cap ? m->cap * 2 : 1024;
-    uint64_t *nk = calloc(nc, sizeof *nk);
-    int64_t *nv = malloc(nc * sizeof *nv);
-    if (!nk || !nv) {
-      free(nk);
-      free(nv);
-      return ens__error(ENS_ENOMEM, "out of memory writing SFD");
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->keys[i]) continue;
-      size_t j = s_mix(m->keys[i]) & (nc - 1);
-      while (nk[j]) j = (j + 1) & (nc - 1);
-      nk[j] = m->keys[i];
-      nv[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = nk;
-    m->vals = nv;
-    m->cap = nc;
+/* Room for n entries at most half full, so that filling it never rehashes. */
+static int s_imap_grow(s_imap *m, size_t n) {
+  size_t nc = m->cap ? m->cap : 1024;
+  while (nc < 2 * n) nc *= 2;
+  if (nc == m->cap) return 0;
+  s_islot *ns = calloc(nc, sizeof *ns);
+  if (!ns) return ens__error(ENS_ENOMEM, "out of memory writing SFD");
+  for (size_t i = 0; i < m->cap; i++) {
+    if (!m->slots[i].key) continue;
+    size_t j = s_mix(m->slots[i].key) & (nc - 1);
+    while (ns[j].key) j = (j + 1) & (nc - 1);
+    ns[j] = m->slots[i];
   }
+  free(m->slots);
+  m->slots = ns;
+  m->cap = nc;
+  return 0;
+}
+
+static int s_imap_put(s_imap *m, uint64_t key, int64_t val) {
+  if ((m->count + 1) * 2 > m->cap && s_imap_grow(m, m->count + 1)) return ENS_ENOMEM;
   key++;
   size_t j = s_mix(key) & (m->cap - 1);
-  while (m->keys[j]) {
-    if (m->keys[j] == key) return 0;
+  while (m->slots[j].key) {
+    if (m->slots[j].key == key) return 0;
     j = (j + 1) & (m->cap - 1);
   }
-  m->keys[j] = key;
-  m->vals[j] = val;
+  m->slots[j].key = key;
+  m->slots[j].val = val;
   m->count++;
   return 0;
 }
@@ -98,9 +108,9 @@ static int s_imap_get(const s_imap *m, uint64_t key, int64_t *val) {
   if (!m->cap) return 0;
   key++;
   size_t j = s_mix(key) & (m->cap - 1);
-  while (m->keys[j]) {
-    if (m->keys[j] == key) {
-      *val = m->vals[j];
+  while (m->slots[j].key) {
+    if (m->slots[j].key == key) {
+      *val = m->slots[j].val;
       return 1;
     }
     j = (j + 1) & (m->cap - 1);
@@ -167,10 +177,7 @@ void ens__sfd_wctx_free(ens__sfd_wctx *w) {
   ens__buf_free(&w->scratch);
   free(w->kp);
   s_imap *maps[5] = {&w->num, &w->enc, &w->rgid, &w->renc, &w->pin};
-  for (int i = 0; i < 5; i++) {
-    free(maps[i]->keys);
-    free(maps[i]->vals);
-  }
+  for (int i = 0; i < 5; i++) free(maps[i]->slots);
   free(w);
 }
 
@@ -461,6 +468,20 @@ static int s_text_says_gid(ens__sfd_wctx *w, const ens_obj *g, int64_t *negative
   return any ? 0 : 1;
 }
 
+/* s_prop of a glyph's gid and encoding, in one pass over its properties
+ * (a glyph's properties are cold in the cache when numbering them). */
+static void s_gid_and_encoding(const ens__sfd_wctx *w, const ens_obj *g, const ens__prop **gp, const ens__prop **ep) {
+  const char *gk = w->atoms[S_K_GID], *ek = w->atoms[S_K_ENCODING];
+  *gp = *ep = NULL;
+  for (uint32_t i = 0; i < g->nprops && (!*gp || !*ep); i++) {
+    const ens__prop *p = &g->props[i];
+    if (gk && p->key == gk) *gp = p;
+    else if (ek && p->key == ek) *ep = p;
+  }
+  if (*gp && (*gp)->type == ENS_NIL) *gp = NULL;
+  if (*ep && (*ep)->type == ENS_NIL) *ep = NULL;
+}
+
 /* Numbers every glyph the way the reader will number the text written:
  * its gid when its Encoding line says one, the running count otherwise;
  * per sub-font section. A glyph the reader numbered by the running count
@@ -474,6 +495,10 @@ static int s_number_glyphs(ens__sfd_wctx *w, int dir) {
   uint32_t section = dir ? 1 : 0;
   if (!dir && s_text(w, root, S_K_HEAD, &t, &n)) section += (uint32_t)s_count_beginchars(t, n);
   int64_t next = 0;
+  /* sized once for every glyph: no rehash while numbering them */
+  if (s_imap_grow(&w->num, root->nkids) || s_imap_grow(&w->rgid, root->nkids) || s_imap_grow(&w->enc, root->nkids) ||
+      s_imap_grow(&w->renc, root->nkids))
+    return ENS_ENOMEM;
   for (uint32_t i = 0; i < root->nkids; i++) {
     const ens_obj *k = root->kids[i];
     int kind = s_kind(w, k);
@@ -486,7 +511,8 @@ static int s_number_glyphs(ens__sfd_wctx *w, int dir) {
       continue;
     }
     if (kind != S_GLYPH) continue;
-    const ens__prop *gp = s_prop(w, k, S_K_GID), *ep = s_prop(w, k, S_K_ENCODING);
+    const ens__prop *gp, *ep;
+    s_gid_and_encoding(w, k, &gp, &ep);
     int64_t gid = gp && gp->type == ENS_INT && gp->u.i >= 0 ? gp->u.i : next; /* as the reader numbers it */
     int pin = 0;
     if (gp && gp->type == ENS_INT && gp->u.i >= 0) {
@@ -742,7 +768,30 @@ static void s_put_rest_of(const char *head, size_t hn, const char *line_end, ens
   if (q && q + 1 < e) ens__buf_append(out, q + 1, (size_t)(e - q - 1));
 }
 
+/* A reference unchanged since reading: its line still says what it did,
+ * except which glyph its number names now (glyphs added or removed
+ * elsewhere renumber them), so only the number is read. */
+static int s_ref_as_read_holds(const ens__sfd_wctx *w, const ens_obj *o, const char *h, size_t hn) {
+  /* a number that names a glyph names one of the font's glyphs now (the
+   * maps hold only those): no need to look the target up as well */
+  const ens__prop *gp = s_prop(w, o, S_K_GLYPH);
+  if (!gp || gp->type != ENS_REF || gp->u.ref == ENS_ID_NONE) return 0;
+  ens__sfd_line ln;
+  ens__sfd_line_at(h, h + hn, &ln);
+  int is_ref;
+  int64_t number;
+  return ens__sfd_parse_ref_target(ln.s, ln.n, &is_ref, &number) == 0 && s_target(w, is_ref, number) == gp->u.ref;
+}
+
 static int s_write_ref(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out) {
+  if (o->as_read) {
+    const char *h;
+    size_t hn;
+    if (s_text(w, o, S_K_HEAD, &h, &hn) && hn && (w->unchanged || s_ref_as_read_holds(w, o, h, hn))) {
+      ens__buf_append(out, h, hn);
+      return 0;
+    }
+  }
   s_props *P = malloc(sizeof *P);
   if (!P) return ens__error(ENS_ENOMEM, "out of memory writing SFD");
   s_load(w, o, P);
@@ -821,6 +870,14 @@ static int s_write_ref(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out) {
 }
 
 static int s_write_anchor(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out) {
+  if (o->as_read) { /* names no other glyph: its text still says it all */
+    const char *h;
+    size_t hn;
+    if (s_text(w, o, S_K_HEAD, &h, &hn) && hn) {
+      ens__buf_append(out, h, hn);
+      return 0;
+    }
+  }
   s_props *P = malloc(sizeof *P);
   if (!P) return ens__error(ENS_ENOMEM, "out of memory writing SFD");
   s_load(w, o, P);
@@ -920,6 +977,11 @@ static int s_write_kerns(ens__sfd_wctx *w, const ens_obj *glyph, uint32_t *i, en
     j++;
   }
   uint32_t count = j - *i;
+  if (w->unchanged && has_head && hn) { /* the run is the line it was read from */
+    ens__buf_append(out, h, hn);
+    *i = j;
+    return 0;
+  }
   ens__sfd_line ln = {0};
   size_t mark = w->scratch.len;
   if (has_head && hn) {
@@ -980,6 +1042,7 @@ static int s_write_kerns(ens__sfd_wctx *w, const ens_obj *glyph, uint32_t *i, en
  * reference nobody made. Such a line is dropped instead, as FontForge drops
  * a reference to a missing glyph when it opens a font. */
 static int s_dangling_now_resolves(ens__sfd_wctx *w, const char *t, size_t tn) {
+  if (w->unchanged) return 0; /* it named no glyph when read, and numbers have not moved */
   ens__sfd_line ln;
   ens__sfd_line_at(t, t + tn, &ln);
   int word = ens__sfd_word(ln.s, ln.n);
@@ -1271,6 +1334,7 @@ static int s_write_root(ens__sfd_wctx *w, int dir, ens_buf *out) {
     int kind = s_kind(w, k);
     if (kind == S_GLYPH) {
       if ((rc = s_write_glyph_obj(w, k, out))) goto done;
+      if (w->sink && out->len >= ENS__SFD_SINK_AT && (rc = w->sink(w->sink_user, out))) goto done;
     } else if (kind == S_RAW) {
       const char *t;
       size_t tn;
@@ -1296,15 +1360,17 @@ done:
 }
 
 static int s_prepare(ens__sfd_wctx *w, int dir) {
-  if (!w->kinds[S_GLYPH] && w->doc->root->nkids) {
-    /* no glyph kind interned: the document holds no glyphs at all */
-  }
-  return s_number_glyphs(w, dir);
+  w->unchanged = w->doc->root->as_read;
+  return w->unchanged ? 0 : s_number_glyphs(w, dir);
 }
 
-int ens__sfd_write_doc(const ens_doc *doc, ens_buf *out) {
+int ens__sfd_write_doc(const ens_doc *doc, ens_buf *out) { return ens__sfd_write_doc_to(doc, out, NULL, NULL); }
+
+int ens__sfd_write_doc_to(const ens_doc *doc, ens_buf *out, ens__sfd_sink sink, void *user) {
   ens__sfd_wctx *w = ens__sfd_wctx_new(doc);
   if (!w) return ENS_ENOMEM;
+  w->sink = sink;
+  w->sink_user = user;
   int rc = s_prepare(w, 0);
   if (!rc) rc = s_write_root(w, 0, out);
   if (!rc && out->oom) rc = ens__error(ENS_ENOMEM, "out of memory writing SFD");
