@@ -4,6 +4,7 @@
  * malformed input refused with a line number. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -564,6 +565,61 @@ static void test_point_edit_changes_only_its_line(void **state) {
   ens_doc_free(doc);
 }
 
+/* "-0" reads as -0.0; a 0 set since is another value, so a point,
+ * reference or anchor line saying "-0" is printed again, and the file
+ * reads back to the 0 that was set (a fuzz finding). */
+static void test_a_zero_set_over_minus_zero_is_written(void **state) {
+  (void)state;
+  static const char text[] = "SplineFontDB: 3.2\n"
+                             "BeginChars: 2 2\n"
+                             "\n"
+                             "StartChar: a\n"
+                             "Encoding: 0 97 0\n"
+                             "Width: 500\n"
+                             "Fore\n"
+                             "SplineSet\n"
+                             "-0 0 m 1\n"
+                             " 10 -0 l 1\n"
+                             "EndSplineSet\n"
+                             "AnchorPoint: \"top\" -0 700 basechar 0\n"
+                             "EndChar\n"
+                             "\n"
+                             "StartChar: b\n"
+                             "Encoding: 1 98 1\n"
+                             "Width: 500\n"
+                             "Fore\n"
+                             "Refer: 0 97 N 1 0 0 1 -0 0 2\n"
+                             "EndChar\n"
+                             "EndChars\n"
+                             "EndSplineFont\n";
+  s_roundtrip(text, sizeof text - 1);
+  ens_doc *doc = s_read(text, sizeof text - 1);
+  const ens_obj *layer = s_child(s_glyph(doc, "a"), "layer", 0);
+  const ens_obj *contour = s_child(layer, "contour", 0);
+  const ens_obj *anchor = s_child(s_glyph(doc, "a"), "anchor", 0);
+  const ens_obj *ref = s_child(s_child(s_glyph(doc, "b"), "layer", 0), "ref", 0);
+  assert_true(contour && anchor && ref);
+  assert_true(signbit(s_real(ens_obj_child(contour, 0), "x")));
+  ens_txn *t = ens_txn_new("Zero", NULL);
+  ens_txn_set(t, ens_obj_id(ens_obj_child(contour, 0)), "x", ens_real(0.0));
+  ens_txn_set(t, ens_obj_id(ens_obj_child(contour, 1)), "y", ens_real(0.0));
+  ens_txn_set(t, ens_obj_id(anchor), "x", ens_real(0.0));
+  ens_txn_set(t, ens_obj_id(ref), "dx", ens_real(0.0));
+  s_apply(doc, t);
+  size_t n;
+  char *out = s_write(doc, &n);
+  assert_non_null(strstr(out, "\n0 0 m 1\n 10 0 l 1\n"));
+  assert_non_null(strstr(out, "AnchorPoint: \"top\" 0 700 basechar 0\n"));
+  assert_non_null(strstr(out, "Refer: 0 97 N 1 0 0 1 0 0 2\n"));
+  ens_doc *back = s_read(out, n);
+  const ens_obj *bc = s_child(s_child(s_glyph(back, "a"), "layer", 0), "contour", 0);
+  assert_false(signbit(s_real(ens_obj_child(bc, 0), "x")));
+  assert_false(signbit(s_real(s_child(s_child(s_glyph(back, "b"), "layer", 0), "ref", 0), "dx")));
+  ens_free(out);
+  ens_doc_free(back);
+  ens_doc_free(doc);
+}
+
 /* The writer copies a contour's kept text only while nothing in the
  * contour changed since reading; a copy made from a snapshot of an edited
  * font carries that text stale, and must still write the edit. */
@@ -996,6 +1052,7 @@ int main(void) {
       cmocka_unit_test(test_width_edit_changes_only_the_width_line),
       cmocka_unit_test(test_changed_numbers_print_as_g),
       cmocka_unit_test(test_point_edit_changes_only_its_line),
+      cmocka_unit_test(test_a_zero_set_over_minus_zero_is_written),
       cmocka_unit_test(test_edit_survives_snapshot_and_text_copy),
       cmocka_unit_test(test_removing_a_glyph_keeps_the_numbers_of_the_others),
       cmocka_unit_test(test_deleting_a_point_keeps_the_other_lines),

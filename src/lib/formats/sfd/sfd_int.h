@@ -4,6 +4,7 @@
 #ifndef ENS_FORMATS_SFD_INT_H
 #define ENS_FORMATS_SFD_INT_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -96,6 +97,10 @@ int ens__sfd_parse_int(const char *s, const char *end, int64_t *out);
  * exactly, else the fewest digits that do; "C" locale whatever the
  * process's. buf holds at least 32 bytes; returns the length. */
 size_t ens__sfd_fmt_real(char *buf, double v);
+/* A number as read still says the model's value: equal, and the same
+ * sign for zero ("-0" reads as -0.0, which the model keeps apart from 0,
+ * so a line saying "-0" may not stand for a 0 set since). */
+static inline int ens__sfd_same_real(double read, double now) { return read == now && signbit(read) == signbit(now); }
 size_t ens__sfd_fmt_int(char *buf, int64_t v);
 
 /* --- UTF-7 (FontForge's flavour, in double quotes) -------------------------- */

@@ -626,9 +626,10 @@ static int s_point_matches(const s_pprops *pp, const char *s, size_t n, int firs
   const char *why;
   if (ens__sfd_parse_point(s, n, &pt, &why)) return 0;
   char seg = first ? 'm' : pp->has_c ? 'c' : 'l';
-  if (pt.seg != seg || pt.x != pp->x || pt.y != pp->y) return 0;
-  if (seg == 'c' && (pt.c[0] != pp->c[0] || pt.c[1] != pp->c[1] || pt.c[2] != pp->c[2] || pt.c[3] != pp->c[3]))
-    return 0;
+  if (pt.seg != seg || !ens__sfd_same_real(pt.x, pp->x) || !ens__sfd_same_real(pt.y, pp->y)) return 0;
+  if (seg == 'c')
+    for (int j = 0; j < 4; j++)
+      if (!ens__sfd_same_real(pt.c[j], pp->c[j])) return 0;
   int has = pp->has_type || pp->has_flags;
   if (pt.has_flags != has) return 0;
   if (has && ((pt.flags & 3) != (pp->type & 3) || (pt.flags & ~(int64_t)3) != pp->flags)) return 0;
@@ -831,7 +832,7 @@ static int s_write_ref(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out) {
       rf.has_flags == has_flags && (!has_flags || rf.flags == flags) && rf.extra_len == extra_len &&
       (!extra_len || memcmp(rf.extra, extra, extra_len) == 0)) {
     int same = 1;
-    for (int i = 0; i < 6; i++) same &= rf.m[i] == m[i];
+    for (int i = 0; i < 6; i++) same &= ens__sfd_same_real(rf.m[i], m[i]);
     if (same) {
       ens__buf_append(out, h, hn);
       free(P);
@@ -909,7 +910,8 @@ static int s_write_anchor(ens__sfd_wctx *w, const ens_obj *o, ens_buf *out) {
     ens__sfd_anchor ap;
     const char *why;
     size_t mark = w->scratch.len;
-    if (ens__sfd_parse_anchor(ln.s, ln.n, &ap, &w->scratch, &why) == 0 && ap.x == x && ap.y == y && ap.lig == lig &&
+    if (ens__sfd_parse_anchor(ln.s, ln.n, &ap, &w->scratch, &why) == 0 && ens__sfd_same_real(ap.x, x) &&
+        ens__sfd_same_real(ap.y, y) && ap.lig == lig &&
         ap.cls_len == cls_len && memcmp(w->scratch.data + ap.cls_off, cls, cls_len) == 0 && ap.type_len == type_len &&
         memcmp(ap.type, type, type_len) == 0 && ap.extra_len == extra_len &&
         (!extra_len || memcmp(ap.extra, extra, extra_len) == 0)) {
