@@ -291,16 +291,22 @@ static void *s_zecho_client(void *arg) {
   return NULL;
 }
 
+/* A DEALER that queues whatever comes, connected (with CURVE when keys). */
+static void *s_receiver(void *ctx, const char *endpoint, const s_keys *keys) {
+  void *d = zmq_socket(ctx, ZMQ_DEALER);
+  int hwm = 0;
+  zmq_setsockopt(d, ZMQ_RCVHWM, &hwm, sizeof hwm);
+  if (keys) s_curve_client(d, keys);
+  zmq_connect(d, endpoint);
+  return d;
+}
+
 /* Against the relay: a round ends when the client reads its own message
  * back, after the others' that came before it; the first byte says whose
  * it is and the second which round. */
 static void *s_zrelay_client(void *arg) {
   s_rtt_arg *a = arg;
-  void *ctx = zmq_ctx_new(), *d = zmq_socket(ctx, ZMQ_DEALER);
-  int hwm = 0;
-  zmq_setsockopt(d, ZMQ_RCVHWM, &hwm, sizeof hwm);
-  if (a->keys) s_curve_client(d, a->keys);
-  zmq_connect(d, a->endpoint);
+  void *ctx = zmq_ctx_new(), *d = s_receiver(ctx, a->endpoint, a->keys);
   unsigned char msg[512] = {0}, buf[512];
   msg[0] = (unsigned char)a->obj;
   msg[1] = 0xff;
@@ -558,11 +564,7 @@ static void *s_fan_ens(void *arg) {
 
 static void *s_fan_zmq(void *arg) {
   s_fan_arg *a = arg;
-  void *ctx = zmq_ctx_new(), *d = zmq_socket(ctx, ZMQ_DEALER);
-  int hwm = 0;
-  zmq_setsockopt(d, ZMQ_RCVHWM, &hwm, sizeof hwm);
-  if (a->keys) s_curve_client(d, a->keys);
-  zmq_connect(d, a->endpoint);
+  void *ctx = zmq_ctx_new(), *d = s_receiver(ctx, a->endpoint, a->keys);
   zmq_send(d, "R", 1, 0);
   unsigned char buf[512];
   s_barrier_wait(a->ready);
