@@ -23,8 +23,10 @@ int ens__net_send_msg(void *sock, const void *rid, size_t rid_len, const ens__ms
   return ens__net_send(sock, rid, rid_len, scratch->data, scratch->len);
 }
 
-int64_t ens__now_ms(void) {
+int64_t ens__now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
+
+int64_t ens__now_ms(void) { return ens__now_us() / 1000; }

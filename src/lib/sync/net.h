@@ -18,5 +18,6 @@ int ens__net_send_msg(void *sock, const void *rid, size_t rid_len, const ens__ms
 
 /* Milliseconds of a monotonic clock. */
 int64_t ens__now_ms(void);
+int64_t ens__now_us(void); /* the same clock in microseconds */
 
 #endif

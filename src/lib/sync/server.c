@@ -200,15 +200,9 @@ static const char *s_who(const s_peer *p, char *buf, size_t cap) {
 static void s_fault(ens_server *s, s_peer *p, const void *rid, size_t rid_len, const char *user, int code,
                     const char *why);
 
-static int64_t s_now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static int s_send(ens_server *s, s_peer *p, const void *bytes, size_t len) {
   if (p->dead) return ENS_EIO;
-  p->last_send_us = s_now_us();
+  p->last_send_us = ens__now_us();
   p->sent += len;
   if (p->sent - p->read > s->opts.max_unread + p->allowance) {
     char why[128];
@@ -382,24 +376,31 @@ static void s_held_send(ens_server *s, s_peer *p) {
   p->held.len = 0;
 }
 
-/* Adds one accepted transaction to what p holds back: as an ack when it
- * is p's own. A full message goes out first. */
-static void s_held_add(ens_server *s, s_peer *p, const s_out *o) {
-  if (p->held_open && ens__entries_size(&p->held_w) + o->len + ITEM_OVERHEAD > ENTRIES_BYTES) s_held_send(s, p);
+/* Adds one item to what p holds back (txn NULL: an ack); a full message
+ * goes out first. */
+static void s_held_item(ens_server *s, s_peer *p, uint64_t seq, uint32_t site, uint64_t ctn, const void *txn,
+                        size_t len, uint64_t time_us) {
+  if (p->held_open && ens__entries_size(&p->held_w) + len + ITEM_OVERHEAD > ENTRIES_BYTES) s_held_send(s, p);
   if (!p->held_open) {
     p->held.len = 0;
-    ens__entries_start(&p->held_w, &p->held, o->seq);
+    ens__entries_start(&p->held_w, &p->held, seq);
     p->held_open = 1;
     s->nheld++;
   }
-  if (o->client == p->client) ens__entries_add(&p->held_w, o->client->site, o->ctn, NULL, 0, 0, 0);
-  else ens__entries_add(&p->held_w, o->client->site, o->ctn, o->txn, o->len, o->time_us != 0, o->time_us);
+  ens__entries_add(&p->held_w, site, ctn, txn, len, time_us != 0, time_us);
+}
+
+/* Adds one accepted transaction to what p holds back: as an ack when it
+ * is p's own. */
+static void s_held_add(ens_server *s, s_peer *p, const s_out *o) {
+  int own = o->client == p->client;
+  s_held_item(s, p, o->seq, o->client->site, o->ctn, own ? NULL : o->txn, o->len, own ? 0 : o->time_us);
 }
 
 /* Sends every held-back message whose time is up. */
 static void s_held_send_due(ens_server *s) {
   if (!s->nheld) return;
-  int64_t now = s_now_us();
+  int64_t now = ens__now_us();
   for (size_t k = 0; k < s->npeers && s->nheld; k++) {
     s_peer *p = s->peers[k];
     if (p->held_open && (p->dead || now - p->last_send_us >= HOLD_US)) s_held_send(s, p);
@@ -564,33 +565,19 @@ static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
 
 /* --- hello: welcome, then the snapshot or the missing entries ----------------------- */
 
-/* A catch-up from the log: to a version 2 peer in entries messages of up
- * to ENTRIES_BYTES built in s->scratch2, else one entry each. */
+/* A catch-up from the log: to a version 2 peer through what it holds
+ * back (in entries messages, its own as entries too), else one entry
+ * each. */
 typedef struct {
   ens_server *s;
   s_peer *p;
-  ens__entries_writer w;
-  int open; /* w holds items not yet sent */
 } s_catchup;
-
-static int s_catchup_send(s_catchup *c) {
-  if (!c->open) return 0;
-  c->open = 0;
-  if (ens__entries_finish(&c->w)) return 1;
-  return s_send(c->s, c->p, c->s->scratch2.data, c->s->scratch2.len) ? 1 : 0;
-}
 
 static int s_send_entry(const ens__entry *e, void *user) {
   s_catchup *c = user;
   if (c->p->version >= 2) {
-    if (c->open && ens__entries_size(&c->w) + e->len + ITEM_OVERHEAD > ENTRIES_BYTES && s_catchup_send(c)) return 1;
-    if (!c->open) {
-      c->s->scratch2.len = 0;
-      ens__entries_start(&c->w, &c->s->scratch2, e->seq);
-      c->open = 1;
-    }
-    ens__entries_add(&c->w, e->site, e->ctn, e->txn, e->len, 0, 0);
-    return 0;
+    s_held_item(c->s, c->p, e->seq, e->site, e->ctn, e->txn, e->len, 0);
+    return c->p->dead ? 1 : 0;
   }
   static _Thread_local ens__msg m;
   memset(&m, 0, offsetof(ens__msg, sel_buf));
@@ -730,9 +717,9 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   uint64_t before = p->sent;
   if (s_send_msg(s, p, &w)) return 0;
   if (from_log) {
-    s_catchup cu = {s, p, {0}, 0};
+    s_catchup cu = {s, p};
     if (m->seq < s->head && (rc = ens__store_read(s->store, m->seq + 1, s->head, s_send_entry, &cu)) < 0) return rc;
-    if (rc == 0) s_catchup_send(&cu);
+    s_held_send(s, p); /* the catch-up goes at once */
   } else if ((rc = s_send_snapshot(s, p))) {
     return rc;
   }
