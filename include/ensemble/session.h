@@ -110,7 +110,10 @@ int ens_server_new(const ens_server_opts *opts, ens_server **out);
  * transactions among them, then the acks and broadcasts. Returns 0, or a
  * negative error after which the server must be freed (its store failed:
  * nothing unacknowledged was promised, and a new server continues from the
- * store). */
+ * store). A collaborator's change may wait up to a millisecond for a
+ * client that was just sent something (docs/protocol.md, entries), and
+ * goes out in a later poll: a host polls at least that often while
+ * changes flow (the wait is capped to 1 ms while something waits). */
 int ens_server_poll(ens_server *server, int timeout_ms);
 
 /* Runs ens_server_poll on a thread of its own until ens_server_stop. While

@@ -383,6 +383,8 @@ static void s_wait_head(s_world *w, uint64_t head) {
 static void s_wait_seq(s_world *w, int k, uint64_t seq) {
   int64_t deadline = ens__now_ms() + 5000;
   while (ens_session_seq(w->c[k].s) < seq) {
+    /* the server too: what it holds back for a client goes out in a poll */
+    assert_int_equal(ens_server_poll(w->srv, 0), 0);
     assert_int_equal(ens_session_poll(w->c[k].s, 10), 0);
     if (ens__now_ms() > deadline) fail_msg("client %d did not reach %llu", k, (unsigned long long)seq);
   }
