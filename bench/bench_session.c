@@ -12,7 +12,9 @@
  *            not the disk's; at K = 1 also on disk ("ensemble_disk").
  *            Also the echo committing each drained batch to SQLite on
  *            tmpfs before answering ("zmq_sqlite"): the floor of anything
- *            that acknowledges after its log is durable.
+ *            that acknowledges after its log is durable. All systems of
+ *            one K are up at once and take turns in blocks of 20 rounds,
+ *            so that the host's slow patches fall on all of them alike.
  *   durable  one client keeps its window full; acknowledged transactions per
  *            second with the log on disk (fsync per group commit) and on
  *            tmpfs; beside it plain SQLite (WAL, synchronous=FULL) commits
@@ -108,18 +110,25 @@ static size_t s_txn_message_size(void) {
   return len;
 }
 
-/* A barrier for the client threads, so that all K start together. */
+/* A barrier for the client threads, so that all of them start a block
+ * together; reusable, each round of waiting being one generation. */
 typedef struct {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   int waiting, total;
+  unsigned generation;
 } s_barrier;
 
 static void s_barrier_wait(s_barrier *b) {
   pthread_mutex_lock(&b->mu);
-  if (++b->waiting == b->total) pthread_cond_broadcast(&b->cv);
-  else
-    while (b->waiting < b->total) pthread_cond_wait(&b->cv, &b->mu);
+  unsigned gen = b->generation;
+  if (++b->waiting == b->total) {
+    b->waiting = 0;
+    b->generation++;
+    pthread_cond_broadcast(&b->cv);
+  } else {
+    while (gen == b->generation) pthread_cond_wait(&b->cv, &b->mu);
+  }
   pthread_mutex_unlock(&b->mu);
 }
 
@@ -258,39 +267,6 @@ static void s_zserver_stop(s_zserver *z) {
   s_floor_db_close(z);
 }
 
-/* --- round trips ----------------------------------------------------------------- */
-
-typedef struct {
-  const char *endpoint;
-  const s_keys *keys;
-  s_barrier *bar;
-  size_t rounds, msg_bytes;
-  int64_t *lat;
-  ens_id obj;
-  int done_rounds;
-} s_rtt_arg;
-
-static void *s_zecho_client(void *arg) {
-  s_rtt_arg *a = arg;
-  void *ctx = zmq_ctx_new(), *d = zmq_socket(ctx, ZMQ_DEALER);
-  if (a->keys) s_curve_client(d, a->keys);
-  zmq_connect(d, a->endpoint);
-  unsigned char msg[512] = {0}, buf[512];
-  /* the connection (and CURVE handshake) first, outside the timing */
-  zmq_send(d, msg, a->msg_bytes, 0);
-  zmq_recv(d, buf, sizeof buf, 0);
-  s_barrier_wait(a->bar);
-  for (size_t i = 0; i < a->rounds; i++) {
-    int64_t t0 = s_now_us();
-    zmq_send(d, msg, a->msg_bytes, 0);
-    zmq_recv(d, buf, sizeof buf, 0);
-    a->lat[i] = s_now_us() - t0;
-  }
-  zmq_close(d);
-  zmq_ctx_term(ctx);
-  return NULL;
-}
-
 /* A DEALER that queues whatever comes, connected (with CURVE when keys). */
 static void *s_receiver(void *ctx, const char *endpoint, const s_keys *keys) {
   void *d = zmq_socket(ctx, ZMQ_DEALER);
@@ -299,37 +275,6 @@ static void *s_receiver(void *ctx, const char *endpoint, const s_keys *keys) {
   if (keys) s_curve_client(d, keys);
   zmq_connect(d, endpoint);
   return d;
-}
-
-/* Against the relay: a round ends when the client reads its own message
- * back, after the others' that came before it; the first byte says whose
- * it is and the second which round. */
-static void *s_zrelay_client(void *arg) {
-  s_rtt_arg *a = arg;
-  void *ctx = zmq_ctx_new(), *d = s_receiver(ctx, a->endpoint, a->keys);
-  unsigned char msg[512] = {0}, buf[512];
-  msg[0] = (unsigned char)a->obj;
-  msg[1] = 0xff;
-  zmq_send(d, msg, a->msg_bytes, 0); /* joins the relay, outside the timing */
-  while (zmq_recv(d, buf, sizeof buf, 0) >= 0 && !(buf[0] == msg[0] && buf[1] == 0xff)) {
-  }
-  s_barrier_wait(a->bar);
-  for (size_t i = 0; i < a->rounds; i++) {
-    int64_t t0 = s_now_us();
-    msg[1] = (unsigned char)i;
-    zmq_send(d, msg, a->msg_bytes, 0);
-    while (zmq_recv(d, buf, sizeof buf, 0) >= 0 && !(buf[0] == msg[0] && buf[1] == msg[1])) {
-    }
-    a->lat[i] = s_now_us() - t0;
-  }
-  /* the others may still be sending: read on until the relay stops */
-  int stop_ms = 200;
-  zmq_setsockopt(d, ZMQ_RCVTIMEO, &stop_ms, sizeof stop_ms);
-  while (zmq_recv(d, buf, sizeof buf, 0) >= 0) {
-  }
-  zmq_close(d);
-  zmq_ctx_term(ctx);
-  return NULL;
 }
 
 /* A server for Ensemble runs: its log in dir, an initial document of
@@ -409,64 +354,171 @@ static void s_commit_set(ens_session *s, ens_id obj, int64_t v) {
   ens_txn_free(t);
 }
 
-static void *s_ens_client(void *arg) {
-  s_rtt_arg *a = arg;
-  ens_session *s = s_join(a->endpoint, a->keys, NULL, NULL);
-  s_barrier_wait(a->bar);
-  for (size_t i = 0; i < a->rounds; i++) {
-    int64_t t0 = s_now_us();
-    s_commit_set(s, a->obj, (int64_t)i);
-    while (ens_session_pending(s))
-      if (ens_session_poll(s, 1)) s_die("poll");
-    a->lat[i] = s_now_us() - t0;
+/* --- round trips ----------------------------------------------------------------- */
+
+/* The systems of a round-trip group, all up at once. The rounds go in
+ * short blocks, every client on the same system at a time, the systems
+ * taking turns block by block (the first one moving on each cycle), so
+ * that a slow patch of a noisy host falls on all of them alike rather than
+ * on whichever happened to run then. */
+enum { RTT_ZMQ, RTT_ENSEMBLE, RTT_ENSEMBLE_DISK, RTT_ZMQ_SQLITE, RTT_ZMQ_RELAY, RTT_NSYS };
+enum { RTT_BLOCK = 20 }; /* rounds per client per block; the disk's a fifth of it */
+
+static const char *s_rtt_name(int sys) {
+  static const char *names[] = {"zmq", "ensemble", "ensemble_disk", "zmq_sqlite", "zmq_relay"};
+  return names[sys];
+}
+
+static int s_rtt_is_ensemble(int sys) {
+  return sys == RTT_ENSEMBLE || sys == RTT_ENSEMBLE_DISK;
+}
+
+static size_t s_rtt_block(int sys) {
+  return sys == RTT_ENSEMBLE_DISK ? RTT_BLOCK / 5 : RTT_BLOCK;
+}
+
+typedef struct {
+  int sys[RTT_NSYS], nsys;
+  const char *endpoint[RTT_NSYS];
+  const s_keys *keys;
+  s_barrier *bar;
+  size_t cycles, msg_bytes;
+  int64_t *lat[RTT_NSYS]; /* every round of each system, client by client */
+} s_rtt_group;
+
+typedef struct {
+  const s_rtt_group *g;
+  int index;  /* which of the K clients */
+  ens_id obj; /* Ensemble: the object it sets; the relay: its tag */
+} s_rtt_arg;
+
+/* One client's link to one system. */
+typedef struct {
+  void *ctx, *sock;
+  ens_session *s;
+  unsigned round; /* the relay: which of its own messages comes back next */
+} s_rtt_link;
+
+static void s_rtt_link_open(s_rtt_link *l, int sys, const char *endpoint, const s_keys *keys, ens_id tag,
+                            size_t msg_bytes) {
+  memset(l, 0, sizeof *l);
+  if (s_rtt_is_ensemble(sys)) {
+    l->s = s_join(endpoint, keys, NULL, NULL);
+    return;
   }
-  ens_session_free(s);
+  l->ctx = zmq_ctx_new();
+  l->sock = s_receiver(l->ctx, endpoint, keys);
+  /* the connection (and CURVE handshake) first, outside the timing; the
+   * relay takes this first message as the client joining it */
+  unsigned char msg[512] = {(unsigned char)tag, 0xff}, buf[512];
+  zmq_send(l->sock, msg, msg_bytes, 0);
+  while (zmq_recv(l->sock, buf, sizeof buf, 0) >= 0 && !(buf[0] == msg[0] && buf[1] == 0xff)) {
+  }
+}
+
+static void s_rtt_link_close(s_rtt_link *l, int sys) {
+  if (s_rtt_is_ensemble(sys)) {
+    ens_session_free(l->s);
+    return;
+  }
+  if (sys == RTT_ZMQ_RELAY) { /* the others may still be sending: read on until the relay stops */
+    unsigned char buf[512];
+    int stop_ms = 200;
+    zmq_setsockopt(l->sock, ZMQ_RCVTIMEO, &stop_ms, sizeof stop_ms);
+    while (zmq_recv(l->sock, buf, sizeof buf, 0) >= 0) {
+    }
+  }
+  zmq_close(l->sock);
+  zmq_ctx_term(l->ctx);
+}
+
+/* One round: from sending (or committing) to the client's own message
+ * back (or its ack). Against the relay the others' messages come in
+ * between; the first byte says whose a message is, the second which round. */
+static int64_t s_rtt_round(s_rtt_link *l, int sys, ens_id tag, size_t msg_bytes) {
+  int64_t t0 = s_now_us();
+  if (s_rtt_is_ensemble(sys)) {
+    s_commit_set(l->s, tag, (int64_t)l->round++);
+    while (ens_session_pending(l->s))
+      if (ens_session_poll(l->s, 1)) s_die("poll");
+    return s_now_us() - t0;
+  }
+  unsigned char msg[512] = {(unsigned char)tag, (unsigned char)(l->round++ % 0xff)}, buf[512];
+  zmq_send(l->sock, msg, msg_bytes, 0);
+  while (zmq_recv(l->sock, buf, sizeof buf, 0) >= 0 && !(buf[0] == msg[0] && buf[1] == msg[1])) {
+  }
+  return s_now_us() - t0;
+}
+
+static void *s_rtt_client(void *arg) {
+  s_rtt_arg *a = arg;
+  const s_rtt_group *g = a->g;
+  s_rtt_link links[RTT_NSYS];
+  for (int j = 0; j < g->nsys; j++)
+    s_rtt_link_open(&links[j], g->sys[j], g->endpoint[j], g->keys, a->obj, g->msg_bytes);
+  size_t done[RTT_NSYS]; /* where this client's next round of each system goes */
+  for (int j = 0; j < g->nsys; j++) done[j] = (size_t)a->index * g->cycles * s_rtt_block(g->sys[j]);
+  for (size_t c = 0; c < g->cycles; c++)
+    for (int t = 0; t < g->nsys; t++) {
+      int j = (int)((c + (size_t)t) % (size_t)g->nsys);
+      s_barrier_wait(g->bar);
+      for (size_t r = 0; r < s_rtt_block(g->sys[j]); r++)
+        g->lat[j][done[j]++] = s_rtt_round(&links[j], g->sys[j], a->obj, g->msg_bytes);
+    }
+  for (int j = 0; j < g->nsys; j++) s_rtt_link_close(&links[j], g->sys[j]);
   return NULL;
 }
 
-/* ensemble: 0 the plain echo, 1 Ensemble with its log on tmpfs, 2 on disk,
- * 3 the echo committing to SQLite on tmpfs before it answers, 4 the relay
- * sending every client's message to every client */
-static const char *s_rtt_name(int ensemble) {
-  static const char *names[] = {"zmq", "ensemble", "ensemble_disk", "zmq_sqlite", "zmq_relay"};
-  return names[ensemble];
-}
-
-static void s_rtt(int ensemble, int curve, int k, size_t rounds, size_t msg_bytes) {
-  if (s_system && strcmp(s_system, s_rtt_name(ensemble)) != 0) return;
+/* K clients against every system of the group, interleaved; one JSON line
+ * per system, as if each had run alone. */
+static void s_rtt(int curve, int k, size_t cycles, size_t msg_bytes) {
   s_keys keys;
   if (curve) s_keys_make(&keys);
-  s_zserver z;
-  s_eserver e;
-  const char *endpoint;
-  int ens = ensemble == 1 || ensemble == 2;
-  if (ens) {
-    s_eserver_start(&e, ensemble == 2 ? "/tmp" : "/dev/shm", curve ? &keys : NULL, (size_t)k, NULL);
-    endpoint = ens_server_endpoint(e.srv);
-  } else {
-    s_zserver_start(&z, curve ? &keys : NULL, ensemble == 4 ? -1 : 0, ensemble == 3 ? "/dev/shm" : NULL);
-    endpoint = z.endpoint;
+  const s_keys *kp = curve ? &keys : NULL;
+  s_barrier bar = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, k, 0};
+  s_rtt_group g = {.keys = kp, .bar = &bar, .cycles = cycles, .msg_bytes = msg_bytes};
+  static const int order[] = {RTT_ZMQ, RTT_ZMQ_SQLITE, RTT_ZMQ_RELAY, RTT_ENSEMBLE, RTT_ENSEMBLE_DISK};
+  for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+    int sys = order[i];
+    if (sys == RTT_ZMQ_RELAY && k == 1) continue;       /* the echo, at K = 1 */
+    if (sys == RTT_ENSEMBLE_DISK && k != 1) continue;   /* what the fsync adds, once */
+    if (s_system && strcmp(s_system, s_rtt_name(sys)) != 0) continue;
+    g.sys[g.nsys++] = sys;
   }
-  s_barrier bar = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, k};
+  if (!g.nsys) return;
+  s_zserver z[RTT_NSYS];
+  s_eserver e[RTT_NSYS];
+  for (int j = 0; j < g.nsys; j++) {
+    int sys = g.sys[j];
+    if (s_rtt_is_ensemble(sys)) {
+      s_eserver_start(&e[j], sys == RTT_ENSEMBLE_DISK ? "/tmp" : "/dev/shm", kp, (size_t)k, NULL);
+      g.endpoint[j] = ens_server_endpoint(e[j].srv);
+    } else {
+      s_zserver_start(&z[j], kp, sys == RTT_ZMQ_RELAY ? -1 : 0, sys == RTT_ZMQ_SQLITE ? "/dev/shm" : NULL);
+      g.endpoint[j] = z[j].endpoint;
+    }
+    g.lat[j] = malloc((size_t)k * cycles * s_rtt_block(sys) * sizeof(int64_t));
+  }
   s_rtt_arg args[MAXK];
   pthread_t th[MAXK];
-  int64_t *all = malloc((size_t)k * rounds * sizeof *all);
   for (int i = 0; i < k; i++) {
-    args[i] = (s_rtt_arg){endpoint, curve ? &keys : NULL, &bar, rounds, msg_bytes, all + (size_t)i * rounds,
-                          (ens_id)(2 + i), 0};
-    pthread_create(&th[i], NULL, ens ? s_ens_client : ensemble == 4 ? s_zrelay_client : s_zecho_client, &args[i]);
+    args[i] = (s_rtt_arg){&g, i, (ens_id)(2 + i)};
+    pthread_create(&th[i], NULL, s_rtt_client, &args[i]);
   }
   for (int i = 0; i < k; i++) pthread_join(th[i], NULL);
-  size_t n = (size_t)k * rounds;
-  qsort(all, n, sizeof *all, s_cmp);
-  printf("{\"bench\": \"rtt\", \"system\": \"%s\", \"curve\": %d, \"k\": %d, \"msg_bytes\": %zu, \"n\": %zu, "
-         "\"p50_us\": %lld, \"p99_us\": %lld}\n",
-         s_rtt_name(ensemble), curve, k,
-         msg_bytes, n, (long long)all[n / 2], (long long)all[n * 99 / 100]);
+  for (int j = 0; j < g.nsys; j++) {
+    size_t n = (size_t)k * cycles * s_rtt_block(g.sys[j]);
+    int64_t *all = g.lat[j];
+    qsort(all, n, sizeof *all, s_cmp);
+    printf("{\"bench\": \"rtt\", \"system\": \"%s\", \"curve\": %d, \"k\": %d, \"msg_bytes\": %zu, \"n\": %zu, "
+           "\"interleaved_with\": %d, \"p50_us\": %lld, \"p99_us\": %lld}\n",
+           s_rtt_name(g.sys[j]), curve, k, msg_bytes, n, g.nsys - 1, (long long)all[n / 2],
+           (long long)all[n * 99 / 100]);
+    free(all);
+    if (s_rtt_is_ensemble(g.sys[j])) s_eserver_stop(&e[j]);
+    else s_zserver_stop(&z[j]);
+  }
   fflush(stdout);
-  free(all);
-  if (ens) s_eserver_stop(&e);
-  else s_zserver_stop(&z);
   if (curve) ens_authorized_keys_free(keys.list);
 }
 
@@ -588,7 +640,7 @@ static void s_fanout(int ensemble, int curve, int k, size_t txns, size_t msg_byt
     s_zserver_start(&z, curve ? &keys : NULL, k, NULL);
     endpoint = z.endpoint;
   }
-  s_barrier ready = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, k + 1};
+  s_barrier ready = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, k + 1, 0};
   atomic_uint_fast64_t goal = 0;
   s_fan_arg args[MAXK];
   pthread_t th[MAXK];
@@ -696,12 +748,8 @@ int main(int argc, char **argv) {
   if (!only || strcmp(only, "rtt") == 0 || k1 || k16)
     for (int curve = 0; curve <= 1; curve++)
       for (size_t i = k16 ? 2 : 0; i < (k1 ? 1 : sizeof ks / sizeof *ks); i++) {
-        size_t rounds = (ks[i] == 1 ? 5000 : ks[i] == 4 ? 2000 : 600) / q;
-        s_rtt(0, curve, ks[i], rounds, msg_bytes);
-        s_rtt(3, curve, ks[i], rounds, msg_bytes);
-        if (ks[i] > 1) s_rtt(4, curve, ks[i], rounds, msg_bytes);
-        s_rtt(1, curve, ks[i], rounds, msg_bytes);
-        if (ks[i] == 1) s_rtt(2, curve, 1, rounds / 5, msg_bytes); /* what the fsync adds */
+        size_t rounds = (ks[i] == 1 ? 5000 : ks[i] == 4 ? 2000 : 600) / q; /* per client and system */
+        s_rtt(curve, ks[i], rounds / RTT_BLOCK, msg_bytes);
       }
   if (!only || strcmp(only, "durable") == 0) {
     s_sqlite_floor("disk", "/tmp", 2000 / q);
