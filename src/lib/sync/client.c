@@ -30,6 +30,7 @@ struct ens_session {
   char *endpoint, *name;
   void *ctx, *sock;
   void *monitor; /* events of sock's connection: handshake refused, disconnected */
+  int rcvtimeo;  /* sock's ZMQ_RCVTIMEO as last set (-1, ZeroMQ's default, when new) */
   int own_ctx;
   int curve;
   char server_key[ENS_KEY_LEN + 1], public_key[ENS_KEY_LEN + 1], secret_key[ENS_KEY_LEN + 1];
@@ -182,6 +183,7 @@ static void s_drop(ens_session *s, const char *why) {
 static int s_connect(ens_session *s) {
   s->sock = zmq_socket(s->ctx, ZMQ_DEALER);
   if (!s->sock) return ens__error(ENS_EIO, "zmq socket: %s", zmq_strerror(errno));
+  s->rcvtimeo = -1;
   int zero = 0, hwm = 200000;
   int64_t maxmsg = ENS_MAX_MESSAGE + ENS_SNAPSHOT_CHUNK;
   zmq_setsockopt(s->sock, ZMQ_LINGER, &zero, sizeof zero);
@@ -670,30 +672,37 @@ int ens_session_poll(ens_session *s, int timeout_ms) {
   if (s->sock) {
     int64_t hb = s->heartbeat_ms ? s->heartbeat_ms : 500;
     if (timeout_ms < 0 || timeout_ms > hb) timeout_ms = (int)hb;
-    zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->monitor, 0, ZMQ_POLLIN, 0}};
-    if (zmq_poll(items, s->monitor ? 2 : 1, timeout_ms) < 0 && errno != EINTR)
-      return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
+    /* The wait is a receive with a timeout on sock alone, not a zmq_poll
+     * of sock and monitor: zmq_poll asks every socket for its events after
+     * waking, a syscall each, before the first message is read, and under
+     * load every client pays that on every message. */
+    if (timeout_ms != s->rcvtimeo && zmq_setsockopt(s->sock, ZMQ_RCVTIMEO, &timeout_ms, sizeof timeout_ms) == 0)
+      s->rcvtimeo = timeout_ms;
     /* a bounded amount of work per poll, counted in entries: one message
      * may hold thousands, and an editor polls from its UI thread */
     s->budget = POLL_BUDGET;
+    int handled = 0;
     while (s->budget > 0 && s->sock) {
       s->budget--;
       zmq_msg_t msg;
       zmq_msg_init(&msg);
-      if (zmq_msg_recv(&msg, s->sock, ZMQ_DONTWAIT) < 0) {
+      if (zmq_msg_recv(&msg, s->sock, handled || timeout_ms == 0 ? ZMQ_DONTWAIT : 0) < 0) {
         zmq_msg_close(&msg);
         break;
       }
+      handled++;
       s->received += zmq_msg_size(&msg);
       int rc = s_handle(s, zmq_msg_data(&msg), zmq_msg_size(&msg));
       zmq_msg_close(&msg);
       if (rc) return rc;
       if (s->sock && s->state != S_HELLO && s->received - s->reported >= REPORT_EVERY) s_ping(s);
     }
-    /* after the messages: an error the server sent before closing comes
-     * first; and only when the poll saw an event, as an empty read costs a
-     * syscall on every round trip */
-    if (items[1].revents & ZMQ_POLLIN) s_monitor_read(s);
+    /* The monitor when nothing came: a refused handshake or a closed
+     * connection means silence on sock, so it is seen within one wait;
+     * and after the messages, so that an error the server sent before
+     * closing comes first. While messages flow it is not read: an empty
+     * read costs a syscall. */
+    if (!handled) s_monitor_read(s);
   } else if (timeout_ms > 0) {
     zmq_poll(NULL, 0, timeout_ms);
   }
