@@ -226,7 +226,10 @@ static s_raw s_raw_open(const ens_keypair *me, const char *server_key) {
   return s_raw_open_at(ens_server_endpoint(w.srv), me, server_key);
 }
 
+/* The monitor stops first: an event sent after its reader is closed would
+ * block the shared context's I/O thread for good (see s_close, client.c). */
 static void s_raw_close(s_raw *r) {
+  zmq_socket_monitor(r->sock, NULL, 0);
   zmq_close(r->sock);
   zmq_close(r->mon);
 }

@@ -92,6 +92,12 @@ static ens__msg *s_msg(ens__msg_type type) {
 }
 
 static void s_close(ens_session *s) {
+  /* the monitor stops before its reader goes: libzmq sends its events
+   * from the context's I/O thread with a blocking send, so an event after
+   * the reader is closed (the server closing the connection just as we
+   * drop it) would stop every socket of the context for good (libzmq
+   * issue 3575) */
+  if (s->sock) zmq_socket_monitor(s->sock, NULL, 0);
   if (s->sock) zmq_close(s->sock);
   if (s->monitor) zmq_close(s->monitor);
   s->sock = s->monitor = NULL;
