@@ -1110,6 +1110,7 @@ int ens__server_flush(ens_server *s, int64_t now_ms) {
 }
 
 size_t ens__server_sent(const ens_server *s) { return s->sent; }
+size_t ens__server_held(const ens_server *s) { return s->nheld; }
 struct ens__store *ens__server_store(ens_server *s) { return s->store; }
 
 static void *s_thread(void *arg) {

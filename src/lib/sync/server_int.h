@@ -14,6 +14,8 @@ int ens__server_handle(ens_server *server, const void *rid, size_t rid_len, cons
 /* The end of a poll round: group commit, replies, sweep, checkpoint. */
 int ens__server_flush(ens_server *server, int64_t now_ms);
 size_t ens__server_sent(const ens_server *server);
+/* Clients with entries held back for them (sent within a millisecond). */
+size_t ens__server_held(const ens_server *server);
 /* The server's log (borrowed), for checks. */
 struct ens__store *ens__server_store(ens_server *server);
 
