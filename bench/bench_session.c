@@ -12,7 +12,12 @@
  *            not the disk's; at K = 1 also on disk ("ensemble_disk").
  *            Also the echo committing each drained batch to SQLite on
  *            tmpfs before answering ("zmq_sqlite"): the floor of anything
- *            that acknowledges after its log is durable. All systems of
+ *            that acknowledges after its log is durable. At K = 1 also
+ *            the echo whose client pauses 5 µs (busy, untimed) between an
+ *            answer and its next send ("zmq_pause"): ZeroMQ's I/O thread
+ *            has gone to sleep by then and the send must wake it, which
+ *            the plain echo's client, sending at once, never pays and any
+ *            client that does work between rounds always does. All systems of
  *            one K are up at once and take turns in blocks of 20 rounds,
  *            so that the host's slow patches fall on all of them alike.
  *   durable  one client keeps its window full; acknowledged transactions per
@@ -361,11 +366,12 @@ static void s_commit_set(ens_session *s, ens_id obj, int64_t v) {
  * taking turns block by block (the first one moving on each cycle), so
  * that a slow patch of a noisy host falls on all of them alike rather than
  * on whichever happened to run then. */
-enum { RTT_ZMQ, RTT_ENSEMBLE, RTT_ENSEMBLE_DISK, RTT_ZMQ_SQLITE, RTT_ZMQ_RELAY, RTT_NSYS };
+enum { RTT_ZMQ, RTT_ENSEMBLE, RTT_ENSEMBLE_DISK, RTT_ZMQ_SQLITE, RTT_ZMQ_RELAY, RTT_ZMQ_PAUSE, RTT_NSYS };
+enum { RTT_PAUSE_US = 5 }; /* zmq_pause: the echo client's pause between an answer and its next send */
 enum { RTT_BLOCK = 20 }; /* rounds per client per block; the disk's a fifth of it */
 
 static const char *s_rtt_name(int sys) {
-  static const char *names[] = {"zmq", "ensemble", "ensemble_disk", "zmq_sqlite", "zmq_relay"};
+  static const char *names[] = {"zmq", "ensemble", "ensemble_disk", "zmq_sqlite", "zmq_relay", "zmq_pause"};
   return names[sys];
 }
 
@@ -436,6 +442,11 @@ static void s_rtt_link_close(s_rtt_link *l, int sys) {
  * back (or its ack). Against the relay the others' messages come in
  * between; the first byte says whose a message is, the second which round. */
 static int64_t s_rtt_round(s_rtt_link *l, int sys, ens_id tag, size_t msg_bytes) {
+  if (sys == RTT_ZMQ_PAUSE) { /* busy, untimed: what a client does between rounds */
+    int64_t until = s_now_us() + RTT_PAUSE_US;
+    while (s_now_us() < until) {
+    }
+  }
   int64_t t0 = s_now_us();
   if (s_rtt_is_ensemble(sys)) {
     s_commit_set(l->s, tag, (int64_t)l->round++);
@@ -477,10 +488,11 @@ static void s_rtt(int curve, int k, size_t cycles, size_t msg_bytes) {
   const s_keys *kp = curve ? &keys : NULL;
   s_barrier bar = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, k, 0};
   s_rtt_group g = {.keys = kp, .bar = &bar, .cycles = cycles, .msg_bytes = msg_bytes};
-  static const int order[] = {RTT_ZMQ, RTT_ZMQ_SQLITE, RTT_ZMQ_RELAY, RTT_ENSEMBLE, RTT_ENSEMBLE_DISK};
+  static const int order[] = {RTT_ZMQ, RTT_ZMQ_PAUSE, RTT_ZMQ_SQLITE, RTT_ZMQ_RELAY, RTT_ENSEMBLE, RTT_ENSEMBLE_DISK};
   for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
     int sys = order[i];
     if (sys == RTT_ZMQ_RELAY && k == 1) continue;       /* the echo, at K = 1 */
+    if (sys == RTT_ZMQ_PAUSE && k != 1) continue;       /* at K > 1 the others keep it busy */
     if (sys == RTT_ENSEMBLE_DISK && k != 1) continue;   /* what the fsync adds, once */
     if (s_system && strcmp(s_system, s_rtt_name(sys)) != 0) continue;
     g.sys[g.nsys++] = sys;
@@ -736,7 +748,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--system") == 0 && i + 1 < argc) s_system = argv[++i];
     else {
       fprintf(stderr, "usage: bench_session [--quick] [--only rtt|rtt1|rtt16|durable|fanout|join]\n"
-                      "                     [--system zmq|zmq_sqlite|zmq_relay|ensemble|ensemble_disk]\n");
+                      "                     [--system zmq|zmq_pause|zmq_sqlite|zmq_relay|ensemble|ensemble_disk]\n");
       return 2;
     }
   }

@@ -39,20 +39,24 @@ if (rtt.length) {
     if (!z) continue;
     const f = one((r) => r.bench === 'rtt' && r.system === 'zmq_sqlite' && r.curve === e.curve && r.k === e.k);
     const rl = one((r) => r.bench === 'rtt' && r.system === 'zmq_relay' && r.curve === e.curve && r.k === e.k);
+    const pz = one((r) => r.bench === 'rtt' && r.system === 'zmq_pause' && r.curve === e.curve && r.k === e.k);
     const r50 = e.p50_us / z.p50_us, r99 = e.p99_us / z.p99_us;
     let floor = f ? ` (echo + SQLite commit: ${(f.p50_us / z.p50_us).toFixed(2)}×` : '';
     if (rl) floor += `${floor ? '; ' : ' ('}relay: ${(rl.p50_us / z.p50_us).toFixed(2)}×`;
+    if (pz) floor += `${floor ? '; ' : ' ('}echo pausing 5 µs: ${(pz.p50_us / z.p50_us).toFixed(2)}×`;
     if (floor) floor += ')';
-    body.push([enc(e.curve), e.k, e.msg_bytes, z.p50_us, z.p99_us, f ? f.p50_us : '-', f ? f.p99_us : '-',
+    body.push([enc(e.curve), e.k, e.msg_bytes, z.p50_us, z.p99_us, pz ? pz.p50_us : '-', f ? f.p50_us : '-', f ? f.p99_us : '-',
       rl ? rl.p50_us : '-', rl ? rl.p99_us : '-', e.p50_us, e.p99_us,
       `${r50.toFixed(2)}×`, `${r99.toFixed(2)}×`, f ? `${(e.p50_us / f.p50_us).toFixed(2)}×` : '-']);
     if (e.k === 1) target(r50 <= 1.3, `round trip p50 ≤ 1.3× echo at K=1, ${enc(e.curve)}: ${r50.toFixed(2)}×${floor}`);
     if (e.k === 16) target(r50 <= 1.5, `round trip p50 ≤ 1.5× echo at K=16, ${enc(e.curve)}: ${r50.toFixed(2)}×${floor}`);
   }
-  table(['enc', 'K', 'bytes', 'echo p50 µs', 'p99', '+SQLite p50', 'p99', 'relay p50', 'p99', 'Ensemble p50 µs', 'p99',
+  table(['enc', 'K', 'bytes', 'echo p50 µs', 'p99', 'pausing p50', '+SQLite p50', 'p99', 'relay p50', 'p99', 'Ensemble p50 µs', 'p99',
     'p50 ratio', 'p99 ratio', 'p50 / +SQLite'], body);
   console.log('  +SQLite: the same echo, its server committing each drained batch to SQLite on tmpfs (WAL, FULL) before');
   console.log('  answering: the floor of any protocol that acknowledges after its log is durable. Ratios are to the echo.');
+  console.log('  pausing (K = 1): the same echo, its client pausing 5 µs (busy, untimed) between an answer and its next send, as');
+  console.log('  any client that does work between rounds does: ZeroMQ\'s I/O thread has then gone to sleep and the send wakes it.');
   console.log('  relay (K > 1): the ROUTER sends every client\'s message to every client, and a round ends when the client');
   console.log('  reads its own back: what any server that makes each change reach everyone does at the least.');
   for (const d of pick((r) => r.bench === 'rtt' && r.system === 'ensemble_disk'))
