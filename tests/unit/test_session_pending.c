@@ -323,12 +323,54 @@ static void test_a_run_of_remote_changes_equals_them_one_by_one(void **state) {
   }
 }
 
+/* On top only when it commutes: a change of another property goes on at
+ * once with nothing taken off; one of the pending property is left for
+ * the caller to put beneath, the document untouched. */
+static void test_on_top_only_when_it_commutes(void **state) {
+  (void)state;
+  ens_doc *d = s_doc();
+  ens_undo *u = ens_undo_new(d, 0);
+  static s_client c;
+  memset(&c, 0, sizeof c);
+  ens__pending_init(&c.q, d, u);
+  ens_doc_observe(d, s_observe, &c);
+  ens_txn *mine = s_set(3, "v", 1), *other = s_set(3, "w", 2), *same = s_set(3, "v", 5);
+  int applied = -1;
+  assert_int_equal(ens__pending_remote_on_top(&c.q, other, &applied), 0); /* nothing pending */
+  assert_int_equal(applied, 1);
+  assert_int_equal(ens_undo_commit(u, mine), 0);
+  uint64_t stamp = c.q.items[0].stamp, hash = ens_doc_hash(d);
+  assert_int_equal(ens__pending_remote_on_top(&c.q, same, &applied), 0);
+  assert_int_equal(applied, 0);
+  assert_true(ens_doc_hash(d) == hash);
+  assert_true(c.q.items[0].stamp == stamp);
+  ens_txn *other2 = s_set(3, "w", 4);
+  assert_int_equal(ens__pending_remote_on_top(&c.q, other2, &applied), 0);
+  assert_int_equal(applied, 1);
+  assert_true(c.q.items[0].stamp == stamp); /* not taken off and put back */
+  assert_int_equal(s_get(d, 3, "v"), 1);
+  assert_int_equal(s_get(d, 3, "w"), 4);
+  /* the one left out goes beneath as usual, and shows once ours is refused */
+  assert_int_equal(ens__pending_remote(&c.q, same), 0);
+  assert_int_equal(s_get(d, 3, "v"), 1);
+  assert_int_equal(ens__pending_reject_head(&c.q), 0);
+  assert_int_equal(s_get(d, 3, "v"), 5);
+  ens_txn_free(mine);
+  ens_txn_free(other);
+  ens_txn_free(other2);
+  ens_txn_free(same);
+  ens__pending_clear(&c.q);
+  ens_undo_free(u);
+  ens_doc_free(d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_edits_of_what_a_collaborator_deleted_are_left_out),
       cmocka_unit_test(test_remote_beneath_pending_shows_after_reject),
       cmocka_unit_test(test_remote_on_other_properties_goes_on_top),
       cmocka_unit_test(test_a_run_of_remote_changes_equals_them_one_by_one),
+      cmocka_unit_test(test_on_top_only_when_it_commutes),
       cmocka_unit_test(test_undo_after_ack_restores_what_was_beneath),
       cmocka_unit_test(test_pending_off_while_its_object_is_gone_comes_back),
       cmocka_unit_test(test_accepting_one_that_cannot_apply_is_a_divergence),

@@ -210,6 +210,14 @@ int ens__pending_remote(ens__pending *q, const ens_txn *remote) {
   return ens__pending_remote_run(q, &remote, 1, NULL);
 }
 
+int ens__pending_remote_on_top(ens__pending *q, const ens_txn *remote, int *applied) {
+  *applied = 0;
+  if (q->n && !s_commutes(q, remote)) return 0;
+  int rc = ens_doc_apply(q->doc, remote, ENS_ORIGIN_REMOTE, NULL);
+  if (rc == 0) *applied = 1;
+  return rc;
+}
+
 int ens__pending_remote_run(ens__pending *q, const ens_txn *const *remote, size_t count, size_t *applied) {
   size_t i = 0;
   int rc = 0;

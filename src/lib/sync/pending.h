@@ -79,6 +79,13 @@ int ens__pending_remote(ens__pending *q, const ens_txn *remote);
  * long catch-up under many pending changes linear. *applied (may be
  * NULL) gets how many applied before an error. */
 int ens__pending_remote_run(ens__pending *q, const ens_txn *const *remote, size_t count, size_t *applied);
+/* A collaborator's transaction on top of the pending ones, when it
+ * commutes with all of them (it only sets properties none of them sets,
+ * or none is pending): the document ends as ens__pending_remote would
+ * leave it. *applied says whether it went; when it does not commute,
+ * nothing is done and the caller puts it beneath. An error is as for
+ * ens__pending_remote. */
+int ens__pending_remote_on_top(ens__pending *q, const ens_txn *remote, int *applied);
 /* Moves the queue onto another document (after a snapshot), dropping the
  * items with ctn <= upto and putting the others on it. The undo manager
  * is the new document's (its steps start afresh). */
