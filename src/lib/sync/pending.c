@@ -222,8 +222,8 @@ int ens__pending_remote_run(ens__pending *q, const ens_txn *const *remote, size_
   size_t i = 0;
   int rc = 0;
   /* on top while they commute: nothing comes off */
-  while (i < count && (!q->n || s_commutes(q, remote[i])) && rc == 0)
-    if ((rc = ens_doc_apply(q->doc, remote[i], ENS_ORIGIN_REMOTE, NULL)) == 0) i++;
+  for (int on_top = 1; i < count && on_top && rc == 0;)
+    if ((rc = ens__pending_remote_on_top(q, remote[i], &on_top)) == 0 && on_top) i++;
   if (i < count && rc == 0) {
     /* the rest beneath, with the pending ones off once for all of them */
     rc = s_off(q, 0);
