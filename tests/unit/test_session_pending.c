@@ -53,14 +53,28 @@ static ens_doc *s_doc(void) {
   return d;
 }
 
+/* A client's queue on a fresh document with an undo manager, observed
+ * as the session observes it; s_finish frees the three. */
+static void s_start(s_client *c, ens_doc **d, ens_undo **u) {
+  *d = s_doc();
+  *u = ens_undo_new(*d, 0);
+  memset(c, 0, sizeof *c);
+  ens__pending_init(&c->q, *d, *u);
+  ens_doc_observe(*d, s_observe, c);
+}
+
+static void s_finish(s_client *c, ens_doc *d, ens_undo *u) {
+  ens__pending_clear(&c->q);
+  ens_undo_free(u);
+  ens_doc_free(d);
+}
+
 static void test_remote_beneath_pending_shows_after_reject(void **state) {
   (void)state;
-  ens_doc *d = s_doc();
-  ens_undo *u = ens_undo_new(d, 0);
   static s_client c;
-  memset(&c, 0, sizeof c);
-  ens__pending_init(&c.q, d, u);
-  ens_doc_observe(d, s_observe, &c);
+  ens_doc *d;
+  ens_undo *u;
+  s_start(&c, &d, &u);
   ens_txn *mine = s_set(3, "v", 1), *theirs = s_set(3, "v", 2);
   assert_int_equal(ens_undo_commit(u, mine), 0);
   assert_int_equal(c.q.n, 1);
@@ -73,9 +87,7 @@ static void test_remote_beneath_pending_shows_after_reject(void **state) {
   assert_int_equal(c.q.n, 0);
   ens_txn_free(mine);
   ens_txn_free(theirs);
-  ens__pending_clear(&c.q);
-  ens_undo_free(u);
-  ens_doc_free(d);
+  s_finish(&c, d, u);
 }
 
 /* A collaborator's change to another property goes on top of the pending
@@ -83,12 +95,10 @@ static void test_remote_beneath_pending_shows_after_reject(void **state) {
  * off, and undo of ours is not skipped for it. */
 static void test_remote_on_other_properties_goes_on_top(void **state) {
   (void)state;
-  ens_doc *d = s_doc();
-  ens_undo *u = ens_undo_new(d, 0);
   static s_client c;
-  memset(&c, 0, sizeof c);
-  ens__pending_init(&c.q, d, u);
-  ens_doc_observe(d, s_observe, &c);
+  ens_doc *d;
+  ens_undo *u;
+  s_start(&c, &d, &u);
   ens_txn *mine = s_set(3, "v", 1), *theirs = s_set(3, "w", 2), *more = s_set(2, "v", 3);
   assert_int_equal(ens_undo_commit(u, mine), 0);
   uint64_t stamp = c.q.items[0].stamp;
@@ -115,19 +125,15 @@ static void test_remote_on_other_properties_goes_on_top(void **state) {
   ens_txn_free(mine);
   ens_txn_free(theirs);
   ens_txn_free(more);
-  ens__pending_clear(&c.q);
-  ens_undo_free(u);
-  ens_doc_free(d);
+  s_finish(&c, d, u);
 }
 
 static void test_undo_after_ack_restores_what_was_beneath(void **state) {
   (void)state;
-  ens_doc *d = s_doc();
-  ens_undo *u = ens_undo_new(d, 0);
   static s_client c;
-  memset(&c, 0, sizeof c);
-  ens__pending_init(&c.q, d, u);
-  ens_doc_observe(d, s_observe, &c);
+  ens_doc *d;
+  ens_undo *u;
+  s_start(&c, &d, &u);
   ens_txn *mine = s_set(3, "v", 1), *theirs = s_set(3, "v", 2);
   assert_int_equal(ens_undo_commit(u, mine), 0);
   assert_int_equal(ens__pending_remote(&c.q, theirs), 0);
@@ -150,9 +156,7 @@ static void test_undo_after_ack_restores_what_was_beneath(void **state) {
   ens_txn_free(mine);
   ens_txn_free(theirs);
   ens_txn_free(later);
-  ens__pending_clear(&c.q);
-  ens_undo_free(u);
-  ens_doc_free(d);
+  s_finish(&c, d, u);
 }
 
 static void test_pending_off_while_its_object_is_gone_comes_back(void **state) {
@@ -219,12 +223,10 @@ static void test_accepting_one_that_cannot_apply_is_a_divergence(void **state) {
  * before the server decides, the change goes back on whole. */
 static void test_edits_of_what_a_collaborator_deleted_are_left_out(void **state) {
   (void)state;
-  ens_doc *d = s_doc();
-  ens_undo *u = ens_undo_new(d, 0);
   static s_client c;
-  memset(&c, 0, sizeof c);
-  ens__pending_init(&c.q, d, u);
-  ens_doc_observe(d, s_observe, &c);
+  ens_doc *d;
+  ens_undo *u;
+  s_start(&c, &d, &u);
   ens_txn *both = ens_txn_new("Both", NULL);
   assert_int_equal(ens_txn_set(both, 3, "v", ens_int(7)), 0);
   assert_int_equal(ens_txn_set(both, 2, "w", ens_int(9)), 0);
@@ -266,9 +268,7 @@ static void test_edits_of_what_a_collaborator_deleted_are_left_out(void **state)
   ens_txn_free(del);
   ens_txn_free(undel);
   ens_doc_free(shadow);
-  ens__pending_clear(&c.q);
-  ens_undo_free(u);
-  ens_doc_free(d);
+  s_finish(&c, d, u);
 }
 
 /* A run of collaborators' changes leaves the document and the queue as
@@ -328,12 +328,10 @@ static void test_a_run_of_remote_changes_equals_them_one_by_one(void **state) {
  * the caller to put beneath, the document untouched. */
 static void test_on_top_only_when_it_commutes(void **state) {
   (void)state;
-  ens_doc *d = s_doc();
-  ens_undo *u = ens_undo_new(d, 0);
   static s_client c;
-  memset(&c, 0, sizeof c);
-  ens__pending_init(&c.q, d, u);
-  ens_doc_observe(d, s_observe, &c);
+  ens_doc *d;
+  ens_undo *u;
+  s_start(&c, &d, &u);
   ens_txn *mine = s_set(3, "v", 1), *other = s_set(3, "w", 2), *same = s_set(3, "v", 5);
   int applied = -1;
   assert_int_equal(ens__pending_remote_on_top(&c.q, other, &applied), 0); /* nothing pending */
@@ -359,9 +357,7 @@ static void test_on_top_only_when_it_commutes(void **state) {
   ens_txn_free(other);
   ens_txn_free(other2);
   ens_txn_free(same);
-  ens__pending_clear(&c.q);
-  ens_undo_free(u);
-  ens_doc_free(d);
+  s_finish(&c, d, u);
 }
 
 int main(void) {
