@@ -443,7 +443,7 @@ static int s_register_glyph(ens__sfd_reader *r, const s_node *n) {
     if (!slot) {
       slot = &o->props[o->nprops++];
       memset(slot, 0, sizeof *slot);
-      slot->key = r->atoms[S_K_GID];
+      slot->key = ens__atom_index(r->atoms[S_K_GID]);
     }
     slot->type = ENS_INT;
     slot->u.i = gid;
@@ -482,11 +482,7 @@ static int s_build(ens__sfd_reader *r) {
      * document's arena: no allocation of their own while filling them */
     uint32_t np = n->npv + (n->kind == S_GLYPH && !s_has_pv(r, n, S_K_GID)); /* room for an implied gid */
     if (np && ens__obj_arena_props(doc, o, np)) return s_oom();
-    if (n->nkids) {
-      o->kids = malloc(n->nkids * sizeof *o->kids);
-      if (!o->kids) return s_oom();
-      o->capkids = n->nkids;
-    }
+    if (n->nkids && ens__obj_arena_kids(doc, o, n->nkids)) return s_oom();
     for (uint32_t j = 0; j < n->npv; j++) {
       const s_pv *pv = &r->pvs[n->pv + j];
       if (pv->type == S_PV_REF) {
@@ -503,11 +499,10 @@ static int s_build(ens__sfd_reader *r) {
       /* keys of one object are distinct and its array has room: fill the
        * slot directly rather than searching and growing it each time */
       ens__prop *slot = &o->props[o->nprops];
-      slot->key = r->atoms[pv->key];
+      slot->key = ens__atom_index(r->atoms[pv->key]);
       slot->type = pv->type;
       slot->arena = 0;
       slot->len = 0;
-      slot->rstamp = 0;
       switch (pv->type) {
       case ENS_INT: slot->u.i = pv->u.i; break;
       case ENS_BOOL: slot->u.b = (int)pv->u.i; break;
@@ -1022,7 +1017,7 @@ static int s_to_raw(ens__sfd_reader *r, ens_obj *o) {
   h->arena = 0;
   ens_value nil = ens_nil();
   for (uint32_t i = 0; i < o->nprops; i++)
-    if (o->props[i].type != ENS_NIL) ens__obj_set_prop(doc, o, o->props[i].key, &nil, NULL);
+    if (o->props[i].type != ENS_NIL) ens__obj_set_prop(doc, o, ens__prop_key(o, &o->props[i]), &nil, NULL);
   o->kind = r->kinds[S_RAW];
   ens_value t = ens_bytes(text, len);
   int rc = ens__obj_set_prop(doc, o, r->atoms[S_K_TEXT], &t, NULL);
@@ -1034,15 +1029,10 @@ static int s_to_raw(ens__sfd_reader *r, ens_obj *o) {
 int ens__sfd_reader_finish(ens__sfd_reader *r) {
   ens_doc *doc = r->doc;
   ens_obj *root = doc->root;
-  size_t extra = r->dir ? 1 : 0;
   /* the head runs to the first glyph; in an SFDir it is all of font.props */
   const char *head_end = (r->root_kids && !r->dir) ? r->root_head_end : r->root_text_end;
   size_t head_n = (size_t)(head_end - r->root_start);
   size_t tail_n = (r->root_kids && !r->dir) ? (size_t)(r->root_text_end - r->root_own) : 0;
-  size_t np = r->nrpv + 2 + extra;
-  root->props = malloc(np * sizeof *root->props);
-  if (!root->props) return s_oom();
-  root->capprops = (uint32_t)np;
   int rc;
   ens_value v = ens_bytes(r->root_start, head_n);
   if (head_n && (rc = ens__obj_set_prop(doc, root, r->atoms[S_K_HEAD], &v, NULL))) return rc;
