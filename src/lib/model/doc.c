@@ -898,6 +898,19 @@ int ens__obj_set_prop(ens_doc *doc, ens_obj *obj, const char *key, const ens_val
   return 0;
 }
 
+int ens__obj_set_kept(ens_doc *doc, ens_obj *obj, const char *key, const char *s, size_t n) {
+  if (n > ENS__MAX_VALUE) return ens__error(ENS_ELIMIT, "property value over 2 GiB");
+  ens_value placeholder = ens_bool(0);
+  ens__prop *p;
+  int rc = ens__obj_set_prop(doc, obj, key, &placeholder, &p);
+  if (rc) return rc;
+  p->type = ENS_BYTES;
+  p->u.s = (char *)s;
+  p->len = (uint32_t)n;
+  p->arena = 1;
+  return 0;
+}
+
 int ens__obj_fill_prop(ens_doc *doc, ens_obj *obj, const char *key, const ens_value *v) {
   char *copy = NULL;
   if (v->type == ENS_STR || v->type == ENS_BYTES) {

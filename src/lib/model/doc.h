@@ -235,6 +235,9 @@ int ens__obj_arena_kids(ens_doc *doc, ens_obj *obj, uint32_t n);
 /* A copy of (s, n) with a NUL after it, in the arena, as the string of
  * property slot p (whose type the caller sets). */
 int ens__prop_arena_str(ens_doc *doc, ens__prop *p, const char *s, size_t n);
+/* Sets key to the bytes (s, n), which the document owns already (text a
+ * reader put in its arena) and which are not copied. */
+int ens__obj_set_kept(ens_doc *doc, ens_obj *obj, const char *interned_key, const char *s, size_t n);
 /* Adds (key, v) to an object whose array came from ens__obj_arena_props
  * and has room, or replaces the value of a property with the same key;
  * strings are copied into the arena. For decoders filling fresh objects. */

@@ -1,9 +1,12 @@
 /* The SFD reader: cuts the text into entries, parses the modelled ones,
  * and builds each glyph's objects as soon as its EndChar is read (a small
  * intermediate tree per glyph, reused), straight into the model, with
- * every object's exact text kept beside its properties. References by
- * glyph index are resolved when the whole font is read. */
+ * every object's exact text kept beside its properties. The text itself
+ * is the document's (in its arena): the properties that keep pieces of it
+ * point into it. References by glyph index are resolved when the whole
+ * font is read. */
 #define _GNU_SOURCE
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,21 +15,16 @@
 #include "sfd_int.h"
 
 #define S_NONE UINT32_MAX
-#define S_PV_REF 200 /* pv type of a reference to resolve at the end */
 #define S_POS_CACHE 1024
 
-typedef struct {
-  uint16_t key;
-  uint8_t type;      /* ens_type, or S_PV_REF */
-  uint8_t scratch;   /* string lives in the scratch buffer at offset u.off */
-  uint32_t len;
-  union {
-    int64_t i;
-    double r;
-    const char *s;
-    size_t off;
-  } u;
-} s_pv;
+/* A pending property: the document's own entry (key as the atom index),
+ * copied as a block into the arena when its object is built. Two types
+ * stand for what s_build finishes: */
+#define S_PV_REF 200     /* a glyph number to resolve at the end: u.i, len = line << 1 | by encoding */
+#define S_PV_SCRATCH 201 /* a decoded string in the scratch buffer at offset u.i */
+/* A string taken from the text is copied too (STR values end with a NUL);
+ * bytes taken from it stay where they are. */
+typedef ens__prop s_pv;
 
 typedef struct {
   uint32_t parent; /* node index, S_NONE under the root */
@@ -44,6 +42,7 @@ typedef struct {
 
 typedef struct {
   ens_obj *obj;
+  uint32_t slot; /* index of its glyph property in obj */
   int64_t target;
   uint32_t line;
   uint32_t section;
@@ -60,6 +59,8 @@ typedef struct {
 struct ens__sfd_reader {
   ens_doc *doc;
   const char **atoms; /* per key id */
+  uint32_t *aidx;     /* atom index per key id */
+  const char *own;    /* text the caller put in the document (ens__sfd_reader_text) */
   const char *kinds[S_NKINDS];
   /* the text being read */
   const char *buf, *end;
@@ -120,20 +121,27 @@ static int s_grow(void **p, size_t *cap, size_t need, size_t size) {
   return 0;
 }
 
-static s_pv *s_pv_push(ens__sfd_reader *r) {
-  if (s_grow((void **)&r->pvs, &r->cappv, r->npv + 1, sizeof(s_pv))) return NULL;
+/* Room for n more pending properties: the s_pv_* below then cannot fail. */
+static int s_pv_room(ens__sfd_reader *r, size_t n) { return s_grow((void **)&r->pvs, &r->cappv, r->npv + n, sizeof(s_pv)); }
+
+static s_pv *s_pv_put(ens__sfd_reader *r, int key, int type) {
   s_pv *pv = &r->pvs[r->npv++];
-  pv->scratch = 0;
+  pv->key = r->aidx[key];
+  pv->type = (uint32_t)type;
   pv->len = 0;
+  pv->arena = 1; /* what it points to is the document's (its text) or copied there */
   return pv;
 }
 
+static s_pv *s_pv_push(ens__sfd_reader *r, int key, int type) {
+  if (s_pv_room(r, 1)) return NULL;
+  return s_pv_put(r, key, type);
+}
+
 static int s_pv_bytes(ens__sfd_reader *r, int key, const char *s, size_t n) {
-  s_pv *pv = s_pv_push(r);
+  s_pv *pv = s_pv_push(r, key, ENS_BYTES);
   if (!pv) return ENS_ENOMEM;
-  pv->key = (uint16_t)key;
-  pv->type = ENS_BYTES;
-  pv->u.s = s;
+  pv->u.s = (char *)s;
   pv->len = (uint32_t)n;
   return 0;
 }
@@ -145,54 +153,53 @@ static int s_pv_str(ens__sfd_reader *r, int key, const char *s, size_t n) {
 }
 
 static int s_pv_scratch(ens__sfd_reader *r, int key, size_t off, size_t n) {
-  s_pv *pv = s_pv_push(r);
+  s_pv *pv = s_pv_push(r, key, S_PV_SCRATCH);
   if (!pv) return ENS_ENOMEM;
-  pv->key = (uint16_t)key;
-  pv->type = ENS_STR;
-  pv->scratch = 1;
-  pv->u.off = off;
+  pv->u.i = (int64_t)off;
   pv->len = (uint32_t)n;
   return 0;
 }
 
 static int s_pv_int(ens__sfd_reader *r, int key, int64_t v) {
-  s_pv *pv = s_pv_push(r);
+  s_pv *pv = s_pv_push(r, key, ENS_INT);
   if (!pv) return ENS_ENOMEM;
-  pv->key = (uint16_t)key;
-  pv->type = ENS_INT;
   pv->u.i = v;
   return 0;
 }
 
 static int s_pv_real(ens__sfd_reader *r, int key, double v) {
-  s_pv *pv = s_pv_push(r);
+  s_pv *pv = s_pv_push(r, key, ENS_REAL);
   if (!pv) return ENS_ENOMEM;
-  pv->key = (uint16_t)key;
-  pv->type = ENS_REAL;
   pv->u.r = v;
   return 0;
 }
 
 static int s_pv_bool(ens__sfd_reader *r, int key, int v) {
-  int rc = s_pv_int(r, key, v);
-  if (!rc) r->pvs[r->npv - 1].type = ENS_BOOL;
-  return rc;
+  s_pv *pv = s_pv_push(r, key, ENS_BOOL);
+  if (!pv) return ENS_ENOMEM;
+  pv->u.i = 0;
+  pv->u.b = v;
+  return 0;
 }
 
 /* A keyed value (from ens__sfd_key_parse) as a pending property. */
-static int s_keyed(s_pv **arr, size_t *n, size_t *cap, int key, const ens__sfd_val *v) {
+static int s_keyed(ens__sfd_reader *r, s_pv **arr, size_t *n, size_t *cap, int key, const ens__sfd_val *v) {
   if (s_grow((void **)arr, cap, *n + 1, sizeof(s_pv))) return ENS_ENOMEM;
   s_pv *pv = &(*arr)[(*n)++];
-  pv->key = (uint16_t)key;
-  pv->type = (uint8_t)v->v.type;
-  pv->scratch = (uint8_t)v->in_scratch;
+  pv->key = r->aidx[key];
+  pv->type = (uint32_t)v->v.type;
   pv->len = 0;
+  pv->arena = 1;
   switch (v->v.type) {
   case ENS_INT: pv->u.i = v->v.u.i; break;
   case ENS_REAL: pv->u.r = v->v.u.r; break;
   default:
-    if (v->in_scratch) pv->u.off = (size_t)(uintptr_t)v->v.u.s.ptr;
-    else pv->u.s = v->v.u.s.ptr;
+    if (v->in_scratch) {
+      pv->type = S_PV_SCRATCH; /* strings only: bytes are never decoded */
+      pv->u.i = (int64_t)(uintptr_t)v->v.u.s.ptr;
+    } else {
+      pv->u.s = (char *)v->v.u.s.ptr;
+    }
     pv->len = (uint32_t)v->v.u.s.len;
     break;
   }
@@ -261,8 +268,12 @@ static uint64_t s_mkey(uint32_t section, int64_t v) { return ((uint64_t)section 
 ens__sfd_reader *ens__sfd_reader_new(ens_doc *doc) {
   ens__sfd_reader *r = calloc(1, sizeof *r);
   int nk = ens__sfd_key_count();
-  if (!r || !(r->atoms = calloc((size_t)nk, sizeof *r->atoms)) || !(r->rseen = calloc(ens__sfd_root_nkeys, 1))) {
-    if (r) free(r->atoms);
+  if (!r || !(r->atoms = calloc((size_t)nk, sizeof *r->atoms)) || !(r->aidx = calloc((size_t)nk, sizeof *r->aidx)) ||
+      !(r->rseen = calloc(ens__sfd_root_nkeys, 1))) {
+    if (r) {
+      free(r->atoms);
+      free(r->aidx);
+    }
     free(r);
     s_oom();
     return NULL;
@@ -274,6 +285,7 @@ ens__sfd_reader *ens__sfd_reader_new(ens_doc *doc) {
   for (int k = 0; k < nk; k++) {
     const char *name = ens__sfd_key_name(k);
     if (!(r->atoms[k] = ens__atom(doc, name, strlen(name)))) goto fail;
+    r->aidx[k] = ens__atom_index(r->atoms[k]);
   }
   for (int k = 0; k < S_NKINDS; k++)
     if (!(r->kinds[k] = ens__atom(doc, ens__sfd_kind_names[k], strlen(ens__sfd_kind_names[k])))) goto fail;
@@ -287,6 +299,7 @@ fail:
 void ens__sfd_reader_free(ens__sfd_reader *r) {
   if (!r) return;
   free(r->atoms);
+  free(r->aidx);
   free(r->nodes);
   free(r->pvs);
   free(r->gpend);
@@ -420,7 +433,7 @@ static int s_close(ens__sfd_reader *r, uint32_t c, const char *end) {
  * must keep it when glyphs before it are removed (docs/sfd.md). */
 static int s_has_pv(const ens__sfd_reader *r, const s_node *n, int key) {
   for (uint32_t i = 0; i < n->npv; i++)
-    if (r->pvs[n->pv + i].key == key) return 1;
+    if (r->pvs[n->pv + i].key == r->aidx[key]) return 1;
   return 0;
 }
 
@@ -429,10 +442,10 @@ static int s_register_glyph(ens__sfd_reader *r, const s_node *n) {
   int has_enc = 0;
   for (uint32_t i = 0; i < n->npv; i++) {
     const s_pv *pv = &r->pvs[n->pv + i];
-    if (pv->key == S_K_ENCODING) {
+    if (pv->key == r->aidx[S_K_ENCODING]) {
       enc = pv->u.i;
       has_enc = 1;
-    } else if (pv->key == S_K_GID) {
+    } else if (pv->key == r->aidx[S_K_GID]) {
       gid = pv->u.i;
     }
   }
@@ -440,10 +453,10 @@ static int s_register_glyph(ens__sfd_reader *r, const s_node *n) {
     gid = r->next_orig;
     ens_obj *o = n->obj;
     ens__prop *slot = ens__obj_find_prop(o, r->atoms[S_K_GID]);
-    if (!slot) {
+    if (!slot) { /* s_build left room for it */
       slot = &o->props[o->nprops++];
       memset(slot, 0, sizeof *slot);
-      slot->key = ens__atom_index(r->atoms[S_K_GID]);
+      slot->key = r->aidx[S_K_GID];
     }
     slot->type = ENS_INT;
     slot->u.i = gid;
@@ -475,45 +488,50 @@ static int s_build(ens__sfd_reader *r) {
     size_t plen;
     const char *pos = s_pos(r, kidx, total, tmp, &plen);
     if (!pos) return s_oom();
-    ens_obj *o = ens__obj_append(doc, ens_doc_new_id(doc), r->kinds[n->kind], parent, pos, plen);
+    /* the parent's child array was made to size: the positions go up */
+    ens_obj *o = ens__obj_append_read(doc, ens_doc_new_id(doc), r->kinds[n->kind], parent, pos, plen);
     if (!o) return s_oom();
     n->obj = o;
-    /* exact sizes up front, properties and their strings in the
-     * document's arena: no allocation of their own while filling them */
-    uint32_t np = n->npv + (n->kind == S_GLYPH && !s_has_pv(r, n, S_K_GID)); /* room for an implied gid */
-    if (np && ens__obj_arena_props(doc, o, np)) return s_oom();
+    /* the pending properties are the object's entries: one copy into the
+     * arena, then the few that need more (room for an implied gid too) */
+    uint32_t np = n->npv + (n->kind == S_GLYPH && !s_has_pv(r, n, S_K_GID));
+    if (np) {
+      ens__prop *props = ens__doc_arena_alloc(doc, np * sizeof *props, alignof(ens__prop));
+      if (!props) return s_oom();
+      memcpy(props, r->pvs + n->pv, n->npv * sizeof *props);
+      o->props = props;
+      o->nprops = n->npv;
+      o->props_arena = 1;
+    }
     if (n->nkids && ens__obj_arena_kids(doc, o, n->nkids)) return s_oom();
     for (uint32_t j = 0; j < n->npv; j++) {
-      const s_pv *pv = &r->pvs[n->pv + j];
-      if (pv->type == S_PV_REF) {
+      ens__prop *p = &o->props[j];
+      switch (p->type) {
+      case ENS_STR:
+        if (ens__prop_arena_str(doc, p, p->u.s, p->len)) return s_oom();
+        break;
+      case S_PV_SCRATCH:
+        p->type = ENS_STR;
+        if (ens__prop_arena_str(doc, p, (const char *)r->scratch.data + p->u.i, p->len)) return s_oom();
+        break;
+      case S_PV_REF: {
+        /* the slot waits for the glyph it names (s_resolve), as removed */
         if (s_grow((void **)&r->fix, &r->capfix, r->nfix + 1, sizeof(s_fix))) return ENS_ENOMEM;
         s_fix *f = &r->fix[r->nfix++];
         f->obj = o;
-        f->target = pv->u.i;
-        f->by_enc = (uint8_t)(pv->len & 1);
-        f->line = pv->len >> 1;
+        f->slot = j;
+        f->target = p->u.i;
+        f->by_enc = (uint8_t)(p->len & 1);
+        f->line = p->len >> 1;
         f->section = r->section;
         f->file = r->file;
-        continue;
-      }
-      /* keys of one object are distinct and its array has room: fill the
-       * slot directly rather than searching and growing it each time */
-      ens__prop *slot = &o->props[o->nprops];
-      slot->key = ens__atom_index(r->atoms[pv->key]);
-      slot->type = pv->type;
-      slot->arena = 0;
-      slot->len = 0;
-      switch (pv->type) {
-      case ENS_INT: slot->u.i = pv->u.i; break;
-      case ENS_BOOL: slot->u.b = (int)pv->u.i; break;
-      case ENS_REAL: slot->u.r = pv->u.r; break;
-      default: {
-        const char *src = pv->scratch ? (const char *)r->scratch.data + pv->u.off : pv->u.s;
-        if (ens__prop_arena_str(doc, slot, src, pv->len)) return s_oom();
+        p->type = ENS_NIL;
+        p->len = 0;
+        p->u.i = 0;
         break;
       }
+      default: break;
       }
-      o->nprops++;
     }
     if (n->kind == S_GLYPH) {
       int rc = s_register_glyph(r, n);
@@ -567,10 +585,8 @@ static int s_ref(s_cur *c, uint32_t layer, const char *start, size_t len, const 
   if (rc) return rc;
   uint32_t k = s_node_add(r, S_REFK, layer, start, c->line);
   if (k == S_NONE) return ENS_ENOMEM;
-  s_pv *pv = s_pv_push(r);
+  s_pv *pv = s_pv_push(r, S_K_GLYPH, S_PV_REF);
   if (!pv) return ENS_ENOMEM;
-  pv->key = S_K_GLYPH;
-  pv->type = S_PV_REF;
   pv->u.i = rf.target;
   pv->len = (c->line << 1) | (uint32_t)rf.is_ref;
   static const int keys[6] = {S_K_XX, S_K_XY, S_K_YX, S_K_YY, S_K_DX, S_K_DY};
@@ -615,10 +631,8 @@ static int s_kerns(s_cur *c, uint32_t glyph, const char *start, size_t len, cons
     const ens__sfd_kernpair *kp = &r->kp[i];
     uint32_t k = s_node_add(r, S_KERN, glyph, start, c->line);
     if (k == S_NONE) return ENS_ENOMEM;
-    s_pv *pv = s_pv_push(r);
+    s_pv *pv = s_pv_push(r, S_K_GLYPH, S_PV_REF);
     if (!pv) return ENS_ENOMEM;
-    pv->key = S_K_GLYPH;
-    pv->type = S_PV_REF;
     pv->u.i = kp->target;
     pv->len = c->line << 1;
     if (s_pv_int(r, S_K_OFFSET, kp->offset) || s_pv_scratch(r, S_K_SUBTABLE, kp->sub_off, kp->sub_len) ||
@@ -647,7 +661,7 @@ static int s_glyph_key(s_cur *c, const ens__sfd_line *ln, uint8_t *seen) {
     return s_err(r, c->line, "%s", why);
   }
   for (int i = 0; i < nv; i++)
-    if (s_keyed(&r->gpend, &r->ngp, &r->capgp, ks->key + i, &vals[i])) return ENS_ENOMEM;
+    if (s_keyed(r, &r->gpend, &r->ngp, &r->capgp, ks->key + i, &vals[i])) return ENS_ENOMEM;
   return 0;
 }
 
@@ -842,7 +856,7 @@ static int s_root_key(ens__sfd_reader *r, const ens__sfd_line *ln, uint32_t line
   int nv;
   const char *why = NULL;
   if (ens__sfd_key_parse(ks, ln->s, ln->n, v, &nv, &r->rscratch, &why)) return s_err(r, line, "%s", why);
-  return s_keyed(&r->rpv, &r->nrpv, &r->caprpv, S_K_ROOT + (int)si, &v[0]);
+  return s_keyed(r, &r->rpv, &r->nrpv, &r->caprpv, S_K_ROOT + (int)si, &v[0]);
 }
 
 /* Upper bound of the root's children: a glyph per StartChar and at most
@@ -877,8 +891,37 @@ static int s_check_lines(ens__sfd_reader *r, const char *p, const char *end) {
   }
 }
 
+char *ens__sfd_reader_text(ens__sfd_reader *r, size_t len) {
+  char *t = len < ENS_SFD_MAX_FILE ? ens__doc_arena_alloc(r->doc, len + 1, 1) : NULL;
+  if (!t) {
+    s_oom();
+    return NULL;
+  }
+  t[len] = '\0';
+  r->own = t;
+  return t;
+}
+
+/* The text to read, in the document: as given when it came from
+ * ens__sfd_reader_text, else a copy. Bytes taken from it (the text each
+ * object keeps) then stay where they are. */
+static const char *s_own_text(ens__sfd_reader *r, const char *data, size_t len) {
+  if (data && data == r->own) return data;
+  char *t = ens__sfd_reader_text(r, len);
+  if (t && len) memcpy(t, data, len);
+  return t;
+}
+
+/* The root's child array, with room for every child it can get. */
+static int s_root_room(ens__sfd_reader *r) {
+  ens_obj *root = r->doc->root;
+  if (root->nkids || !r->root_total) return 0;
+  return ens__obj_arena_kids(r->doc, root, (uint32_t)r->root_total) ? s_oom() : 0;
+}
+
 static int s_start(ens__sfd_reader *r, const char *data, size_t len) {
   if (len > ENS_SFD_MAX_FILE) return ens__error(ENS_ELIMIT, "SFD text of %zu bytes is over the limit", len);
+  if (!(data = s_own_text(r, data, len))) return ENS_ENOMEM;
   r->buf = data;
   r->end = data + len;
   int rc = s_check_lines(r, data, data + len);
@@ -954,9 +997,9 @@ static int s_font(ens__sfd_reader *r, int expect_glyphs) {
 int ens__sfd_read_file_text(ens__sfd_reader *r, const char *data, size_t len) {
   int rc = s_start(r, data, len);
   if (rc) return rc;
-  size_t ng = s_count_glyphs(data, data + len);
+  size_t ng = s_count_glyphs(r->buf, r->end);
   r->root_total = 2 * ng + 1;
-  if (ens__doc_reserve(r->doc, len / 24 + 16)) return s_oom();
+  if (ens__doc_reserve(r->doc, len / 20 + 16) || (rc = s_root_room(r))) return rc ? rc : s_oom();
   return s_font(r, 1);
 }
 
@@ -966,6 +1009,7 @@ int ens__sfd_read_props_text(ens__sfd_reader *r, const char *data, size_t len, s
   r->dir = 1;
   r->root_total = nglyphs ? nglyphs : 1;
   r->section = 1;
+  if ((rc = s_root_room(r))) return rc;
   return s_font(r, 0);
 }
 
@@ -979,6 +1023,7 @@ int ens__sfd_read_glyph_text(ens__sfd_reader *r, const char *data, size_t len, c
   r->files[r->nfiles] = copy;
   r->file = (uint32_t)r->nfiles++;
   r->fname = copy;
+  if (!(data = s_own_text(r, data, len))) return ENS_ENOMEM;
   r->buf = data;
   r->end = data + len;
   int rc = s_check_lines(r, data, data + len);
@@ -1034,10 +1079,9 @@ int ens__sfd_reader_finish(ens__sfd_reader *r) {
   size_t head_n = (size_t)(head_end - r->root_start);
   size_t tail_n = (r->root_kids && !r->dir) ? (size_t)(r->root_text_end - r->root_own) : 0;
   int rc;
-  ens_value v = ens_bytes(r->root_start, head_n);
-  if (head_n && (rc = ens__obj_set_prop(doc, root, r->atoms[S_K_HEAD], &v, NULL))) return rc;
-  v = ens_bytes(r->root_own, tail_n);
-  if (tail_n && (rc = ens__obj_set_prop(doc, root, r->atoms[S_K_TAIL], &v, NULL))) return rc;
+  if (head_n && (rc = ens__obj_set_kept(doc, root, r->atoms[S_K_HEAD], r->root_start, head_n))) return rc;
+  if (tail_n && (rc = ens__obj_set_kept(doc, root, r->atoms[S_K_TAIL], r->root_own, tail_n))) return rc;
+  ens_value v;
   if (r->dir) {
     v = ens_bool(1);
     if ((rc = ens__obj_set_prop(doc, root, r->atoms[S_K_DIR], &v, NULL))) return rc;
@@ -1049,10 +1093,11 @@ int ens__sfd_reader_finish(ens__sfd_reader *r) {
     if (pv->type == ENS_INT) pvv.u.i = pv->u.i;
     else if (pv->type == ENS_REAL) pvv.u.r = pv->u.r;
     else {
-      pvv.u.s.ptr = pv->scratch ? (const char *)r->rscratch.data + pv->u.off : pv->u.s;
+      if (pv->type == S_PV_SCRATCH) pvv.type = ENS_STR;
+      pvv.u.s.ptr = pv->type == S_PV_SCRATCH ? (const char *)r->rscratch.data + pv->u.i : pv->u.s;
       pvv.u.s.len = pv->len;
     }
-    if ((rc = ens__obj_set_prop(doc, root, r->atoms[pv->key], &pvv, NULL))) return rc;
+    if ((rc = ens__obj_set_prop(doc, root, doc->atoms.names[pv->key], &pvv, NULL))) return rc;
   }
   /* references first; a line naming a glyph the font does not have is
    * kept as text afterwards, as FontForge drops such a reference and
@@ -1065,8 +1110,9 @@ int ens__sfd_reader_finish(ens__sfd_reader *r) {
       r->fix[nbad++] = *f;
       continue;
     }
-    ens_value rv = ens_ref(id);
-    if ((rc = ens__obj_set_prop(doc, f->obj, r->atoms[S_K_GLYPH], &rv, NULL))) return rc;
+    ens__prop *slot = &f->obj->props[f->slot];
+    slot->type = ENS_REF;
+    slot->u.ref = id;
   }
   /* the line of each dangling reference: its reference, or the first kerning
    * pair of its Kerns2: line */

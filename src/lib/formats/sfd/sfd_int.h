@@ -242,6 +242,10 @@ int ens__sfd_write_glyph(ens__sfd_wctx *w, const ens_obj *glyph, ens_buf *out);
 typedef struct ens__sfd_reader ens__sfd_reader;
 ens__sfd_reader *ens__sfd_reader_new(ens_doc *doc);
 void ens__sfd_reader_free(ens__sfd_reader *r);
+/* Room for a text of len bytes in the document (and a NUL after it), for
+ * the caller to fill and pass to one of the functions below, which then
+ * read it where it is; any other text they copy there first. */
+char *ens__sfd_reader_text(ens__sfd_reader *r, size_t len);
 /* A whole single-file SFD. */
 int ens__sfd_read_file_text(ens__sfd_reader *r, const char *data, size_t len);
 /* SFDir: font.props, then each glyph file in order, then finish. */
