@@ -12,7 +12,13 @@
  *  - save_nosync: the text written to the file without the fsync: the
  *    work FontForge's save does.
  * One JSON object on stdout; bench/peers/fontforge_sfd.py measures
- * FontForge on the same files for the side-by-side report. */
+ * FontForge on the same files for the side-by-side report.
+ *
+ * With --cold load|floor FONT, one load (or one floor) in this fresh
+ * process, as a user's command pays it: wall and CPU time (user + system,
+ * so that the kernel's work for first-touched pages counts), minor page
+ * faults, and the growth of the process's peak resident memory across it;
+ * fontforge_sfd.py --cold measures FontForge's first open the same way. */
 #include <malloc.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -71,6 +77,39 @@ static long s_floor(const char *path) {
   return points;
 }
 
+/* One load (what = "load") or one floor in this process, measured as
+ * the first thing it does. */
+static int s_cold(const char *what, const char *path) {
+  int floor = strcmp(what, "floor") == 0;
+  if (!floor && strcmp(what, "load") != 0) {
+    fprintf(stderr, "bench_sfd: --cold takes load or floor\n");
+    return 2;
+  }
+  struct rusage r0, r1;
+  struct timespec c0, c1;
+  getrusage(RUSAGE_SELF, &r0);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+  double t0 = s_now();
+  ens_doc *doc = NULL;
+  long points = 0;
+  if (floor) points = s_floor(path);
+  else if (ens_sfd_read_path(path, &doc) != 0) points = -1;
+  double t1 = s_now();
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+  getrusage(RUSAGE_SELF, &r1);
+  if (points < 0) {
+    fprintf(stderr, "bench_sfd: %s: %s\n", path, floor ? "cannot read it" : ens_error_last());
+    return 1;
+  }
+  printf("{\"%s\": {\"%s_wall_s\": %.6f, \"%s_cpu_s\": %.6f, \"%s_minflt\": %ld, \"%s_rss_growth_bytes\": %ld, "
+         "\"%s_maxrss_bytes\": %ld, \"objects\": %zu}}\n",
+         path, what, t1 - t0, what,
+         (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9, what, r1.ru_minflt - r0.ru_minflt,
+         what, (r1.ru_maxrss - r0.ru_maxrss) * 1024, what, r1.ru_maxrss * 1024, doc ? ens_doc_count(doc) : 0);
+  ens_doc_free(doc);
+  return 0;
+}
+
 typedef struct {
   ens_txn *txn;
   const char *point_kind;
@@ -91,8 +130,13 @@ int main(int argc, char **argv) {
   int rounds = 5, first = 1;
   if (argc < 2 || strcmp(argv[1], "--help") == 0) {
     fprintf(stderr, "usage: bench_sfd [--rounds N] FONT.sfd|SFDIR...\n"
-                    "  load and save each font N times (default 5); JSON on stdout\n");
+                    "       bench_sfd --cold load|floor FONT.sfd|SFDIR\n"
+                    "  load and save each font N times (default 5), or once in this fresh process; JSON on stdout\n");
     return argc < 2 ? 2 : 0;
+  }
+  if (strcmp(argv[1], "--cold") == 0) {
+    if (argc != 4) return 2;
+    return s_cold(argv[2], argv[3]);
   }
   int i = 1;
   if (strcmp(argv[1], "--rounds") == 0 && argc > 3) {
