@@ -242,6 +242,9 @@ int ens__sfd_write_glyph(ens__sfd_wctx *w, const ens_obj *glyph, ens_buf *out);
 typedef struct ens__sfd_reader ens__sfd_reader;
 ens__sfd_reader *ens__sfd_reader_new(ens_doc *doc);
 void ens__sfd_reader_free(ens__sfd_reader *r);
+/* Room in the document's arena for what a font of text_bytes of text
+ * makes, in one region, before any of it is made (ENS_ENOMEM). */
+int ens__sfd_reader_reserve(ens__sfd_reader *r, size_t text_bytes);
 /* Room for a text of len bytes in the document (and a NUL after it), for
  * the caller to fill and pass to one of the functions below, which then
  * read it where it is; any other text they copy there first. */
