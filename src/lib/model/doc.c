@@ -790,24 +790,19 @@ int ens__obj_move(ens_doc *doc, ens_obj *obj, ens_obj *parent, const char *pos, 
   return 0;
 }
 
+/* Objects already marked have every descendant marked (the invariant of
+ * ens_obj.as_read), so the walk goes only where a mark is missing: a
+ * reader that marks what it creates pays here only for what it changed
+ * after creating it. */
 static void s_mark_subtree(ens_obj *obj) {
   /* recursion stays within ENS_MAX_DEPTH levels */
   obj->as_read = 1;
-  for (uint32_t i = 0; i < obj->nkids; i++) s_mark_subtree(obj->kids[i]);
+  for (uint32_t i = 0; i < obj->nkids; i++)
+    if (!obj->kids[i]->as_read) s_mark_subtree(obj->kids[i]);
 }
 
 void ens__doc_mark_as_read(ens_doc *doc) {
-  if (!ENS_POOLED) {
-    if (doc->root) s_mark_subtree(doc->root);
-    return;
-  }
-  /* every object lives in a pool block: walking the blocks in memory order
-   * is several times faster than walking the tree (objects on the free
-   * list get the mark too, and lose it when handed out again) */
-  for (ens__pool_block *b = doc->pool.blocks; b; b = b->next) {
-    size_t n = b == doc->pool.blocks ? doc->pool.used : ENS_POOL_BLOCK;
-    for (size_t i = 0; i < n; i++) b->objs[i].as_read = 1;
-  }
+  if (doc->root) s_mark_subtree(doc->root);
 }
 
 ens__prop *ens__obj_find_prop(const ens_obj *obj, const char *interned_key) {

@@ -250,7 +250,10 @@ static inline void ens__obj_touch(ens_obj *obj) {
     obj = obj->parent;
   }
 }
-/* Mark every object of the document as read (format readers, when done). */
+/* Mark every object of the document as read (format readers, when done).
+ * A reader may mark each object as it creates it (as_read = 1, under a
+ * parent it then fills likewise): changes made since cleared the marks
+ * they invalidated, and this walk visits only those. */
 void ens__doc_mark_as_read(ens_doc *doc);
 
 /* The property of obj with this key (interned in obj's document), NIL

@@ -32,6 +32,7 @@ typedef struct {
   uint32_t pv, npv;
   uint32_t line;
   uint8_t kind;
+  uint8_t special; /* has properties s_build finishes (strings, references): all but plain points */
   int has_index;
   int64_t index;
   const char *start, *own; /* text start; start of the current run of own text */
@@ -51,9 +52,9 @@ typedef struct {
 } s_fix;
 
 typedef struct {
-  uint64_t *keys; /* key + 1; 0 = empty */
-  ens_id *vals;
+  struct s_pair *pairs;
   size_t cap, count;
+  int unsorted;
 } s_map;
 
 struct ens__sfd_reader {
@@ -208,57 +209,45 @@ static int s_keyed(ens__sfd_reader *r, s_pv **arr, size_t *n, size_t *cap, int k
 
 /* --- the id maps (gid and encoding to glyph) ---------------------------------------- */
 
-static uint64_t s_mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
+/* Glyph numbers are written as glyphs are read and looked up only when
+ * the whole font is: pairs appended in order (a glyph's numbers mostly
+ * rise through the file, so the table is usually sorted already), sorted
+ * once if not, then searched. Appending touches memory in order, where a
+ * hash table filled as glyphs come touches it at random. */
+typedef struct s_pair {
+  uint64_t key;
+  uint64_t seq; /* order of insertion: the first glyph with a number keeps it */
+  ens_id val;
+} s_pair;
 
 static int s_map_put(s_map *m, uint64_t key, ens_id val) {
-  if ((m->count + 1) * 2 > m->cap) {
-    size_t nc = m->cap ? m->cap * 2 : 1024;
-    uint64_t *nk = calloc(nc, sizeof *nk);
-    ens_id *nv = malloc(nc * sizeof *nv);
-    if (!nk || !nv) {
-      free(nk);
-      free(nv);
-      return s_oom();
-    }
-    for (size_t i = 0; i < m->cap; i++) {
-      if (!m->keys[i]) continue;
-      size_t j = s_mix(m->keys[i]) & (nc - 1);
-      while (nk[j]) j = (j + 1) & (nc - 1);
-      nk[j] = m->keys[i];
-      nv[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = nk;
-    m->vals = nv;
-    m->cap = nc;
-  }
-  key++;
-  size_t j = s_mix(key) & (m->cap - 1);
-  while (m->keys[j]) {
-    if (m->keys[j] == key) return 0; /* the first glyph with a number keeps it */
-    j = (j + 1) & (m->cap - 1);
-  }
-  m->keys[j] = key;
-  m->vals[j] = val;
+  if (s_grow((void **)&m->pairs, &m->cap, m->count + 1, sizeof(s_pair))) return s_oom();
+  if (m->count && m->pairs[m->count - 1].key >= key) m->unsorted = 1;
+  m->pairs[m->count] = (s_pair){key, m->count, val};
   m->count++;
   return 0;
 }
 
+static int s_pair_cmp(const void *a, const void *b) {
+  const s_pair *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void s_map_seal(s_map *m) {
+  if (m->unsorted) qsort(m->pairs, m->count, sizeof *m->pairs, s_pair_cmp);
+  m->unsorted = 0;
+}
+
+/* After s_map_seal. */
 static ens_id s_map_get(const s_map *m, uint64_t key) {
-  if (!m->cap) return ENS_ID_NONE;
-  key++;
-  size_t j = s_mix(key) & (m->cap - 1);
-  while (m->keys[j]) {
-    if (m->keys[j] == key) return m->vals[j];
-    j = (j + 1) & (m->cap - 1);
+  size_t lo = 0, hi = m->count;
+  while (lo < hi) { /* the first pair with this key */
+    size_t mid = lo + (hi - lo) / 2;
+    if (m->pairs[mid].key < key) lo = mid + 1;
+    else hi = mid;
   }
-  return ENS_ID_NONE;
+  return lo < m->count && m->pairs[lo].key == key ? m->pairs[lo].val : ENS_ID_NONE;
 }
 
 static uint64_t s_mkey(uint32_t section, int64_t v) { return ((uint64_t)section << 40) ^ (uint64_t)(uint32_t)v; }
@@ -310,10 +299,8 @@ void ens__sfd_reader_free(ens__sfd_reader *r) {
   free(r->fix);
   for (size_t i = 0; i < r->nfiles; i++) free(r->files[i]);
   free(r->files);
-  free(r->gids.keys);
-  free(r->gids.vals);
-  free(r->encs.keys);
-  free(r->encs.vals);
+  free(r->gids.pairs);
+  free(r->encs.pairs);
   free(r->kp);
   for (size_t i = 0; i <= S_POS_CACHE; i++) free(r->pc[i]);
   free(r);
@@ -363,6 +350,7 @@ static uint32_t s_node_add(ens__sfd_reader *r, int kind, uint32_t parent, const 
   s_node *n = &r->nodes[r->nn];
   memset(n, 0, sizeof *n);
   n->kind = (uint8_t)kind;
+  n->special = kind != S_POINT;
   n->parent = parent;
   n->start = n->own = start;
   n->line = line;
@@ -491,6 +479,7 @@ static int s_build(ens__sfd_reader *r) {
     /* the parent's child array was made to size: the positions go up */
     ens_obj *o = ens__obj_append_read(doc, ens_doc_new_id(doc), r->kinds[n->kind], parent, pos, plen);
     if (!o) return s_oom();
+    o->as_read = 1; /* now, while it is in the cache: changes before the end clear it (reader_finish) */
     n->obj = o;
     /* the pending properties are the object's entries: one copy into the
      * arena, then the few that need more (room for an implied gid too) */
@@ -504,7 +493,7 @@ static int s_build(ens__sfd_reader *r) {
       o->props_arena = 1;
     }
     if (n->nkids && ens__obj_arena_kids(doc, o, n->nkids)) return s_oom();
-    for (uint32_t j = 0; j < n->npv; j++) {
+    for (uint32_t j = 0; n->special && j < n->npv; j++) {
       ens__prop *p = &o->props[j];
       switch (p->type) {
       case ENS_STR:
@@ -558,20 +547,34 @@ typedef struct {
   uint32_t line;
 } s_cur;
 
+static inline void s_put_real(ens__sfd_reader *r, int key, double v) { s_pv_put(r, key, ENS_REAL)->u.r = v; }
+static inline void s_put_int(ens__sfd_reader *r, int key, int64_t v) { s_pv_put(r, key, ENS_INT)->u.i = v; }
+
 static int s_point(s_cur *c, uint32_t contour, const ens__sfd_line *ln, const ens__sfd_point *p, uint32_t ln_index) {
   ens__sfd_reader *r = c->r;
-  ens__sfd_point pt = *p;
+  const ens__sfd_point *pt = p;
   uint32_t k = s_node_add(r, S_POINT, contour, ln->s, c->line);
-  if (k == S_NONE) return ENS_ENOMEM;
-  if (s_pv_real(r, S_K_X, pt.x) || s_pv_real(r, S_K_Y, pt.y)) return ENS_ENOMEM;
-  if (pt.seg == 'c')
-    for (int i = 0; i < 4; i++)
-      if (s_pv_real(r, S_K_C1X + i, pt.c[i])) return ENS_ENOMEM;
-  if (pt.has_flags && (s_pv_int(r, S_K_TYPE, pt.flags & 3) || s_pv_int(r, S_K_FLAGS, pt.flags & ~(int64_t)3)))
-    return ENS_ENOMEM;
-  if (pt.has_ttf && (s_pv_int(r, S_K_TTF, pt.ttf) || s_pv_int(r, S_K_NEXTCP, pt.nextcp))) return ENS_ENOMEM;
-  if (pt.extra_len && s_pv_str(r, S_K_EXTRA, pt.extra, pt.extra_len)) return ENS_ENOMEM;
-  if (s_pv_int(r, S_K_LN, ln_index)) return ENS_ENOMEM;
+  /* a point has at most 11 properties: room once, then no checks */
+  if (k == S_NONE || s_pv_room(r, 11)) return ENS_ENOMEM;
+  s_put_real(r, S_K_X, pt->x);
+  s_put_real(r, S_K_Y, pt->y);
+  if (pt->seg == 'c')
+    for (int i = 0; i < 4; i++) s_put_real(r, S_K_C1X + i, pt->c[i]);
+  if (pt->has_flags) {
+    s_put_int(r, S_K_TYPE, pt->flags & 3);
+    s_put_int(r, S_K_FLAGS, pt->flags & ~(int64_t)3);
+  }
+  if (pt->has_ttf) {
+    s_put_int(r, S_K_TTF, pt->ttf);
+    s_put_int(r, S_K_NEXTCP, pt->nextcp);
+  }
+  if (pt->extra_len) {
+    r->nodes[k].special = 1;
+    s_pv *pv = s_pv_put(r, S_K_EXTRA, ENS_STR);
+    pv->u.s = (char *)pt->extra;
+    pv->len = (uint32_t)pt->extra_len;
+  }
+  s_put_int(r, S_K_LN, ln_index);
   r->nodes[k].npv = (uint32_t)r->npv - r->nodes[k].pv;
   return 0;
 }
@@ -694,11 +697,11 @@ static int s_glyph(s_cur *c, int whole_file) {
       len = (size_t)(ln.next - c->p);
       nlines = 1;
       if (w == S_W_CONTOURTAIL) {
-        len = ens__sfd_entry(c->p, c->end, &nlines);
+        len = ens__sfd_entry_at(c->p, c->end, &ln, &nlines);
         if (!len) return s_err(r, c->line, "Spiro has no EndSpiro%s", NULL);
       }
     } else {
-      len = ens__sfd_entry(c->p, c->end, &nlines);
+      len = ens__sfd_entry_at(c->p, c->end, &ln, &nlines);
       if (!len) {
         const char *t;
         size_t tn = ens__sfd_token(ln.s, ln.n, &t);
@@ -864,11 +867,15 @@ static int s_root_key(ens__sfd_reader *r, const ens__sfd_line *ln, uint32_t line
  * the reader also takes one after blanks. */
 static size_t s_count_glyphs(const char *p, const char *end) {
   size_t n = 0;
-  for (;;) {
-    const char *q = memmem(p, (size_t)(end - p), "StartChar:", 10);
+  while (end - p >= 10) { /* memchr is several times faster than memmem here */
+    const char *q = memchr(p, 'S', (size_t)(end - p) - 9);
     if (!q) break;
-    n++;
-    p = q + 10;
+    if (memcmp(q, "StartChar:", 10) == 0) {
+      n++;
+      p = q + 10;
+    } else {
+      p = q + 1;
+    }
   }
   return n;
 }
@@ -978,7 +985,7 @@ static int s_font(ens__sfd_reader *r, int expect_glyphs) {
       continue;
     }
     uint32_t nlines;
-    size_t len = ens__sfd_entry(c.p, c.end, &nlines);
+    size_t len = ens__sfd_entry_at(c.p, c.end, &ln, &nlines);
     if (!len) {
       const char *t;
       size_t tn = ens__sfd_token(ln.s, ln.n, &t);
@@ -1115,6 +1122,8 @@ int ens__sfd_reader_finish(ens__sfd_reader *r) {
    * kept as text afterwards, as FontForge drops such a reference and
    * loads the rest */
   size_t nbad = 0;
+  /* sorted only when looked up: encodings are for old Ref: lines alone */
+  for (size_t i = 0; i < r->nfix; i++) s_map_seal(r->fix[i].by_enc ? &r->encs : &r->gids);
   for (size_t i = 0; i < r->nfix; i++) {
     s_fix *f = &r->fix[i];
     ens_id id = s_map_get(f->by_enc ? &r->encs : &r->gids, s_mkey(f->section, f->target));

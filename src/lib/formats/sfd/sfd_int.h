@@ -74,6 +74,8 @@ int ens__sfd_word(const char *s, size_t n);
  * has no end before `end` (the caller decides: an error when reading, the
  * rest of the text when writing). */
 size_t ens__sfd_entry(const char *p, const char *end, uint32_t *lines);
+/* The same when the line at p is cut already (first). */
+size_t ens__sfd_entry_at(const char *p, const char *end, const ens__sfd_line *first, uint32_t *lines);
 
 /* First whitespace-delimited token of a line (leading blanks skipped). */
 static inline size_t ens__sfd_token(const char *s, size_t n, const char **tok) {
