@@ -339,7 +339,7 @@ static inline int fz_apply_checked(ens_doc *doc, const ens_txn *txn, ens_origin 
   ens_doc_set_schema(doc, schema);
   int rc = ens_doc_apply(doc, txn, origin, &inv);
   if (rc != 0) {
-    FZ_CHECK_TXN(txn, rc < 0 && rc >= ENS_EEMPTY, "apply returned %d", rc);
+    FZ_CHECK_TXN(txn, rc < 0 && rc >= ENS_EFORMAT, "apply returned %d", rc);
     FZ_CHECK_TXN(txn, inv == NULL, "failed apply gave an inverse");
     if (check_atomic) {
       FZ_CHECK_TXN(txn, ens_doc_hash(doc) == h0, "failed apply (%s) changed the hash", ens_error_name(rc));

@@ -186,6 +186,10 @@ ens_doc *ens_doc_new(const char *doc_kind, uint32_t site) {
     ens__error(ENS_EINVAL, "ens_doc_new: need a kind and a site <= %u", ENS_SITE_MAX);
     return NULL;
   }
+  if (strlen(doc_kind) > ENS_MAX_KIND) {
+    ens__error(ENS_ELIMIT, "ens_doc_new: a document kind is at most %d bytes", ENS_MAX_KIND);
+    return NULL;
+  }
   ens_doc *doc = calloc(1, sizeof *doc);
   if (!doc) goto oom;
   doc->site = site;

@@ -6,16 +6,13 @@
 #ifndef ENS_MODEL_DOC_H
 #define ENS_MODEL_DOC_H
 
+#include "ensemble/limits.h"
 #include "ensemble/model.h"
 #include "ensemble/txn.h"
 
 #include <stddef.h>
 
-/* Deepest nesting of objects a document accepts: every recursive walk of
- * the library (subtree capture, insert, JSON) stays within it. */
-#define ENS_MAX_DEPTH 1000
-/* Longest position string accepted. */
-#define ENS_MAX_POS 4096
+/* ENS_MAX_DEPTH, ENS_MAX_POS and the other limits: ensemble/limits.h. */
 
 typedef struct {
   const char *key; /* interned */
