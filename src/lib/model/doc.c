@@ -266,6 +266,7 @@ ens_id ens_doc_new_id(ens_doc *doc) {
 }
 
 void ens_doc_set_schema(ens_doc *doc, const ens_schema *schema) { doc->schema = schema; }
+const ens_schema *ens_doc_schema(const ens_doc *doc) { return doc->schema; }
 const ens_obj *ens_doc_root(const ens_doc *doc) { return doc->root; }
 const ens_obj *ens_doc_get(const ens_doc *doc, ens_id id) { return ens__doc_lookup(doc, id); }
 size_t ens_doc_count(const ens_doc *doc) { return doc->ids.count; }
