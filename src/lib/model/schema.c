@@ -107,7 +107,7 @@ int ens__schema_check_place(const ens_schema *s, const char *kind, const char *p
   if (!s) return 0;
   const s_kind_decl *k = s_find(s, kind);
   if (!k && s->open) return 0;
-  if (!k) return ens__error(ENS_EKIND, "kind '%s' is not in the schema", kind);
+  if (!k) return ens__error(ENS_EKIND, "the document has no object of kind '%s' (its schema has none)", kind);
   if (!k->parents) return 0;
   size_t n = strlen(parent_kind);
   /* parents is " a b c ": compare whole space-separated tokens */
@@ -121,16 +121,28 @@ int ens__schema_check_place(const ens_schema *s, const char *kind, const char *p
   return ens__error(ENS_EKIND, "a '%s' may not be placed under a '%s'", kind, parent_kind);
 }
 
+static const char *s_type_name(ens_type t) {
+  switch (t) {
+  case ENS_INT: return "an integer";
+  case ENS_REAL: return "a real";
+  case ENS_STR: return "a string";
+  case ENS_BYTES: return "bytes";
+  case ENS_BOOL: return "a boolean";
+  case ENS_REF: return "a reference";
+  default: return "nothing";
+  }
+}
+
 int ens__schema_check_prop(const ens_schema *s, const char *kind, const char *key, ens_type type) {
   if (!s || type == ENS_NIL) return 0;
   const s_kind_decl *k = s_find(s, kind);
   if (!k && s->open) return 0;
-  if (!k) return ens__error(ENS_EKIND, "kind '%s' is not in the schema", kind);
+  if (!k) return ens__error(ENS_EKIND, "the document has no object of kind '%s' (its schema has none)", kind);
   for (size_t i = 0; i < k->nprops; i++)
     if (strcmp(k->props[i].key, key) == 0) {
       if (k->props[i].type == type) return 0;
-      return ens__error(ENS_ETYPE, "property '%s' of a '%s' must be of type %d, not %d", key, kind,
-                        (int)k->props[i].type, (int)type);
+      return ens__error(ENS_ETYPE, "property '%s' of a '%s' must be %s, not %s", key, kind, s_type_name(k->props[i].type),
+                        s_type_name(type));
     }
   return 0; /* undeclared properties are free: readers keep what they do not model */
 }
