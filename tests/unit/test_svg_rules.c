@@ -199,10 +199,20 @@ static void test_kept_tags_and_the_doctype_must_parse(void **state) {
             "doctype");
   s_refused(doc, s_insert(doc, s_get(doc, "text"), 0, ENS_SVG_ENTITY, "name", ens_str("blue")), ENS_EFORMAT,
             "does not declare");
-  /* both at once, as a save of the edited file gives them */
+  /* the doctype's text with it: the rect kept as read says fill="&red;",
+   * which would now read as another colour */
   ens_txn *t = s_set(dt, "&red", ens_str("#0f0"));
   ens_txn_set(t, ens_obj_id(dt), "~src", ens_str("<!DOCTYPE svg [\n<!ENTITY red \"#0f0\">\n]>"));
+  s_refused(doc, t, ENS_EFORMAT, "'fill' refers to an entity");
+  /* all three, as a save of the edited file gives them */
+  t = s_set(dt, "&red", ens_str("#0f0"));
+  ens_txn_set(t, ens_obj_id(dt), "~src", ens_str("<!DOCTYPE svg [\n<!ENTITY red \"#0f0\">\n]>"));
+  ens_txn_set(t, ens_obj_id(rect), "fill", ens_str("#0f0"));
   s_accepted(doc, t);
+  /* the doctype gone, the references to it would not read */
+  t = ens_txn_new("test", NULL);
+  ens_txn_delete(t, ens_obj_id(dt));
+  s_refused(doc, t, ENS_EFORMAT, "refers to an entity");
   s_accepted(doc, s_insert(doc, s_get(doc, "text"), 0, ENS_SVG_ENTITY, "name", ens_str("red")));
   ens_doc_free(doc);
 }

@@ -33,9 +33,20 @@ static int s_fail(s_ctx *c, int code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (!c->obj->parent) snprintf(c->why, c->size, "not well-formed XML: the drawing: %s", msg);
-  else if (c->obj->kind[0] == '#') snprintf(c->why, c->size, "not well-formed XML: a %s node: %s", c->obj->kind + 1, msg);
-  else snprintf(c->why, c->size, "not well-formed XML: <%.60s> (%#llx): %s", c->obj->kind, (unsigned long long)c->obj->id, msg);
+  static const char *const names[][2] = {{ENS_SVG_TEXT, "a text node"},
+                                         {ENS_SVG_CDATA, "a CDATA section"},
+                                         {ENS_SVG_COMMENT, "a comment"},
+                                         {ENS_SVG_PI, "a processing instruction"},
+                                         {ENS_SVG_XMLDECL, "the XML declaration"},
+                                         {ENS_SVG_DOCTYPE, "the doctype"},
+                                         {ENS_SVG_ENTITY, "an entity reference"}};
+  const char *what = NULL;
+  for (size_t i = 0; i < sizeof names / sizeof names[0] && !what; i++)
+    if (strcmp(c->obj->kind, names[i][0]) == 0) what = names[i][1];
+  if (!c->obj->parent) snprintf(c->why, c->size, "SVG cannot hold this: the drawing: %s", msg);
+  else if (what) snprintf(c->why, c->size, "SVG cannot hold this: %s: %s", what, msg);
+  else if (c->obj->kind[0] == '#') snprintf(c->why, c->size, "SVG cannot hold this: %s", msg);
+  else snprintf(c->why, c->size, "SVG cannot hold this: <%.60s> (%#llx): %s", c->obj->kind, (unsigned long long)c->obj->id, msg);
   return code;
 }
 
@@ -268,7 +279,7 @@ static int s_only_keys(s_ctx *c, const char *const *keys, size_t n) {
     if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
     int known = 0;
     for (size_t k = 0; k < n && !known; k++) known = strcmp(keys[k], p->key) == 0;
-    if (!known) return s_fail(c, ENS_EFORMAT, "'%.60s' is nothing a %s has, so it would not be written", p->key, o->kind + 1);
+    if (!known) return s_fail(c, ENS_EFORMAT, "'%.60s' is nothing it has, so it would not be written", p->key);
   }
   return 0;
 }
@@ -440,6 +451,53 @@ static int s_entity(s_ctx *c) {
   return 0;
 }
 
+/* Every reference in the drawing names an entity the doctype declares
+ * (none without a doctype), and every attribute kept with a reference
+ * still says its value with them: an element written as it was read keeps
+ * its tag's text, whose references the entities give their meaning. */
+static int s_entity_uses(s_ctx *c) {
+  ens__svg_ents now;
+  int rc = s_entities(c->doc, &now);
+  if (rc) return rc;
+  const ens_obj **stack = malloc(ens_doc_count(c->doc) * sizeof *stack);
+  if (!stack) {
+    free(now.v);
+    return ens__error(ENS_ENOMEM, "out of memory");
+  }
+  size_t top = 0;
+  stack[top++] = c->doc->root;
+  while (top && !rc) {
+    const ens_obj *x = stack[--top];
+    s_ctx ce = {c->doc, x, c->why, c->size};
+    if (strcmp(x->kind, ENS_SVG_ENTITY) == 0) {
+      rc = s_entity(&ce);
+    } else if (x->kind[0] != '#' && x->parent) {
+      const ens__prop *tag = s_get(x, S_SRC);
+      ens__svg_attrs it;
+      ens__svg_attr a;
+      const char *tn, *tail;
+      size_t tnn;
+      if (tag && s_text_prop(tag) && memchr(tag->u.s, '&', tag->len) &&
+          ens__svg_attrs_begin(tag->u.s, tag->len, &it, &tn, &tnn) == 0) {
+        while (!rc && ens__svg_attr_next(&it, &a, &tail) == 1) {
+          if (!memchr(a.val, '&', a.val_n) || a.name_n > ENS_MAX_KEY) continue;
+          char key[ENS_MAX_KEY + 1];
+          memcpy(key, a.name, a.name_n);
+          key[a.name_n] = '\0';
+          const ens__prop *v = s_get(x, key);
+          if (v && s_text_prop(v) && !ens__svg_decodes_to(a.val, a.val_n, ENS__SVG_ATTR, &now, v->u.s, v->len))
+            rc = s_fail(&ce, ENS_EFORMAT, "its attribute '%.60s' refers to an entity that would no longer give its value",
+                        key);
+        }
+      }
+    }
+    for (uint32_t i = x->nkids; i-- > 0;) stack[top++] = x->kids[i];
+  }
+  free(stack);
+  free(now.v);
+  return rc;
+}
+
 /* The doctype as the writer writes it, read by libxml2 in a document of
  * its own: it must parse, its name be the property's, and declare just
  * the entities of the '&' properties with their replacement texts, each
@@ -454,7 +512,7 @@ static int s_doctype_check(s_ctx *c) {
   for (uint32_t i = 0; i < o->nprops; i++) {
     const ens__prop *p = &o->props[i];
     if (p->type == ENS_NIL || ens__key_is_local(p->key) || p->key == name->key || (src && p->key == src->key)) continue;
-    if (p->key[0] != '&') return s_fail(c, ENS_EFORMAT, "'%.60s' is nothing a doctype has, so it would not be written", p->key);
+    if (p->key[0] != '&') return s_fail(c, ENS_EFORMAT, "'%.60s' is nothing it has, so it would not be written", p->key);
     const char *why = s_name_problem(p->key + 1, strlen(p->key + 1));
     if (why) return s_fail(c, ENS_EFORMAT, "entity name '%.60s' %s", p->key + 1, why);
     if ((rc = s_string(c, p->key, p))) return rc;
@@ -516,20 +574,7 @@ static int s_doctype_check(s_ctx *c) {
   }
   ens__svg_ents_free(&ents);
   if (!same) return s_fail(c, ENS_EFORMAT, "its text would not read back as its name and entities");
-  /* every reference in the drawing still names one of them */
-  const ens_obj *stack[ENS_MAX_DEPTH + 2];
-  size_t top = 0;
-  stack[top++] = c->doc->root;
-  while (top) {
-    const ens_obj *x = stack[--top];
-    if (strcmp(x->kind, ENS_SVG_ENTITY) == 0) {
-      s_ctx ce = {c->doc, x, c->why, c->size};
-      if ((rc = s_entity(&ce))) return rc;
-    }
-    for (uint32_t i = x->nkids; i-- > 0;)
-      if (top < ENS_MAX_DEPTH + 2) stack[top++] = x->kids[i];
-  }
-  return 0;
+  return s_entity_uses(c);
 }
 
 /* --- places ------------------------------------------------------------------------------ */
@@ -574,7 +619,8 @@ static int s_root(s_ctx *c) {
   }
   if (elems != 1)
     return s_fail(c, ENS_EFORMAT, "a drawing has exactly one root element, and this would have %d", elems);
-  return 0;
+  /* without a doctype (it may have just gone), no entity is declared */
+  return doctypes ? 0 : s_entity_uses(c);
 }
 
 static int s_rule(const ens_doc *doc, const ens_obj *o, const ens_touch *t, char *why, size_t n, void *u) {
