@@ -451,6 +451,97 @@ static inline int fz_check_written(const ens_doc *doc, const char *what) {
   return 1;
 }
 
+/* --- a font and a drawing, for the targets that edit files --------------------
+ *
+ * Small, with a piece of everything each format models and some of what
+ * it keeps as text; read, their objects have ids 1, 2, 3 ... in file
+ * order (one MessagePack byte each for the first 127). */
+
+static const char fz_font_text[] =
+    "SplineFontDB: 3.2\n"
+    "FontName: Fuzz\n"
+    "FullName: Fuzz Sans\n"
+    "ItalicAngle: -12.5\n"
+    "Ascent: 800\n"
+    "Descent: 200\n"
+    "LayerCount: 2\n"
+    "Layer: 0 0 \"Back\" 1\n"
+    "Layer: 1 0 \"Fore\" 0\n"
+    "Encoding: UnicodeBmp\n"
+    "BeginChars: 65536 4\n"
+    "\n"
+    "StartChar: A\n"
+    "Encoding: 65 65 0\n"
+    "Width: 600\n"
+    "Flags: W\n"
+    "TtInstrs:\n"
+    "NPUSHB\n"
+    "EndTTInstrs\n"
+    "AnchorPoint: \"top\" 300 700 basechar 0\n"
+    "LayerCount: 2\n"
+    "Fore\n"
+    "SplineSet\n"
+    "10 0 m 1\n"
+    " 300 700 l 1,0,-1\n"
+    "NamedP: \"apex\"\n"
+    " 400 350 500 200.25 590 0 c 0x80\n"
+    " 10 0 l 1\n"
+    "EndSplineSet\n"
+    "Kerns2: 1 -40 \"kern1\" 2 -20 \"kern1\" {12-13 -1,-1}\n"
+    "Comment: \"caf+AOk-\"\n"
+    "EndChar\n"
+    "\n"
+    "StartChar: B\n"
+    "Encoding: 66 66 1\n"
+    "Width: 500\n"
+    "LayerCount: 2\n"
+    "Back\n"
+    "SplineSet\n"
+    "0 0 m 1\n"
+    " 100 0 l 1\n"
+    " 0 0 l 1\n"
+    "EndSplineSet\n"
+    "Fore\n"
+    "Refer: 0 65 N 1 0 0 1 50 0 2\n"
+    "Validated: 1\n"
+    "EndChar\n"
+    "\n"
+    "StartChar: C\n"
+    "Encoding: 67 67 2\n"
+    "Width: 400\n"
+    "VKerns2: 1 25 \"vkern\"\n"
+    "EndChar\n"
+    "\n"
+    "StartChar: D\n"
+    "Encoding: 68 68 3\n"
+    "Width: 400\n"
+    "LayerCount: 2\n"
+    "Fore\n"
+    "Refer: 9 68 N 1 0 0 1 0 0 2\n"
+    "EndChar\n"
+    "EndChars\n"
+    "EndSplineFont\n";
+
+static const char fz_drawing_text[] =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    "<!DOCTYPE svg [\n<!ENTITY red \"#f00\">\n]>\n"
+    "<!-- a drawing -->\n"
+    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100\" height=\"100\">\n"
+    "  <g id=\"layer\" transform=\"translate(1 2)\">\n"
+    "    <rect id=\"r\" x=\"1\" y = '2' fill=\"&red;\"/>\n"
+    "    <text>hi &amp; <![CDATA[raw]]>&red;<?tool data?></text>\n"
+    "  </g>\n"
+    "</svg>\n";
+
+/* The fixture of kind "sfd" or "svg", read afresh (the caller frees it). */
+static inline ens_doc *fz_format_fixture(int svg) {
+  ens_doc *doc = NULL;
+  int rc = svg ? ens_svg_read(fz_drawing_text, sizeof fz_drawing_text - 1, &doc)
+               : ens_sfd_read(fz_font_text, sizeof fz_font_text - 1, &doc);
+  FZ_CHECK(rc == 0 && doc, "the %s fixture does not read", svg ? "drawing" : "font");
+  return doc;
+}
+
 static inline void fz_print_txn(const ens_txn *txn) {
   char *json = ens_txn_to_json(txn);
   fprintf(stderr, "transaction: %.4000s\n", json ? json : "(no JSON)");
