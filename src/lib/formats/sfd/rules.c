@@ -323,11 +323,30 @@ static int s_point(s_ctx *c, const ens_touch *touch) {
   const ens_obj *o = c->obj;
   int rc = s_check_props(c, s_point_keys, N(s_point_keys), touch, 0);
   if (rc) return rc;
-  static const char *const ck[4] = {"c1x", "c1y", "c2x", "c2y"};
-  const ens__prop *cp[4], *type = s_get(o, "type"), *flags = s_get(o, "flags"), *ttf = s_get(o, "ttf"),
-                         *next = s_get(o, "nextcp"), *extra = s_get(o, "extra");
-  int nc = 0;
-  for (int i = 0; i < 4; i++) nc += (cp[i] = s_get(o, ck[i])) != NULL;
+  /* one pass over its few properties: this runs for every point dragged */
+  const ens__prop *cp[4] = {NULL, NULL, NULL, NULL}, *type = NULL, *flags = NULL, *ttf = NULL, *next = NULL,
+                  *extra = NULL, *px = NULL, *py = NULL;
+  for (uint32_t i = 0; i < o->nprops; i++) {
+    const ens__prop *p = &o->props[i];
+    const char *k = p->key;
+    if (p->type == ENS_NIL) continue;
+    switch (k[0]) {
+    case 'x': px = k[1] ? px : p; break;
+    case 'y': py = k[1] ? py : p; break;
+    case 'c':
+      if (k[1] >= '1' && k[1] <= '2' && (k[2] == 'x' || k[2] == 'y') && !k[3]) cp[(k[1] - '1') * 2 + (k[2] == 'y')] = p;
+      break;
+    case 't':
+      if (!strcmp(k, "type")) type = p;
+      else if (!strcmp(k, "ttf")) ttf = p;
+      break;
+    case 'f': flags = strcmp(k, "flags") ? flags : p; break;
+    case 'n': next = strcmp(k, "nextcp") ? next : p; break;
+    case 'e': extra = strcmp(k, "extra") ? extra : p; break;
+    default: break;
+    }
+  }
+  int nc = !!cp[0] + !!cp[1] + !!cp[2] + !!cp[3];
   if (nc && nc < 4) return s_fail(c, ENS_EFORMAT, "a curve point needs all four of c1x, c1y, c2x, c2y");
   if (nc && o->parent && o->parent->nkids && o->parent->kids[0] == o)
     return s_fail(c, ENS_EFORMAT, "the first point of a contour is an m line, which has no control points");
@@ -338,8 +357,8 @@ static int s_point(s_ctx *c, const ens_touch *touch) {
   /* what follows the flags: the line must read back with the same parts */
   ens__sfd_point pt;
   memset(&pt, 0, sizeof pt);
-  s_num(s_get(o, "x"), &pt.x);
-  s_num(s_get(o, "y"), &pt.y);
+  s_num(px, &pt.x);
+  s_num(py, &pt.y);
   pt.seg = nc ? 'c' : 'l';
   for (int i = 0; i < 4 && nc; i++) s_num(cp[i], &pt.c[i]);
   pt.has_flags = flags != NULL;
