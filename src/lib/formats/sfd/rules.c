@@ -942,8 +942,11 @@ static int s_rule_glyph(const ens_doc *doc, const ens_obj *o, const ens_touch *t
     return s_fail(&c, ENS_EFORMAT, "'encoding' and 'unicode' are one Encoding: line: both or neither");
   const char *h;
   size_t hn;
-  if (!s_get(o, "name") && !(s_text_of(o, "~head", &h, &hn) && hn))
-    return s_fail(&c, ENS_EFORMAT, "'name' is missing: its StartChar: line says one");
+  const ens__prop *name = s_get(o, "name");
+  int has_head = s_text_of(o, "~head", &h, &hn) && hn;
+  if (!name && !has_head) return s_fail(&c, ENS_EFORMAT, "'name' is missing: its StartChar: line says one");
+  /* without a head, its StartChar: line is printed afresh from the name */
+  if (name && !has_head && (rc = s_name_prints(&c, name, NULL, NULL, 0))) return rc;
   if ((rc = s_glyph_seq(&c, o))) return rc;
   if (t->what & ENS_TOUCH_MOVED) s_later(t, LATER_FONT);
   if ((t->what & (ENS_TOUCH_NEW | ENS_TOUCH_MOVED)) || s_touched_key(t, "gid") || s_touched_key(t, "encoding"))
