@@ -1,0 +1,68 @@
+/* Ensemble three-way merge of documents: what one side changed since a
+ * common base, carried onto the other side, per object and property, with
+ * the conflicts reported. */
+#ifndef ENSEMBLE_MERGE_H
+#define ENSEMBLE_MERGE_H
+
+#include "diff.h" /* ens_identity_fn */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  ENS_MERGE_BY_ID = 0, /* this side shares ids with base (a later version of the same replica/session) */
+  ENS_MERGE_BY_KEY = 1 /* this side was read from a file: match its objects to base's by identity keys */
+} ens_merge_match;
+
+typedef enum {
+  ENS_MERGE_PREFER_OURS = 0, /* a conflicting property takes ours' value (the file mirror: the save is ordered after) */
+  ENS_MERGE_PREFER_THEIRS = 1
+} ens_merge_prefer;
+
+typedef struct {
+  ens_identity_fn identity; /* the format's keys (ens_sfd_identity, ens_svg_identity) */
+  void *identity_user;
+  ens_merge_match ours_match, theirs_match;
+  ens_merge_prefer prefer;
+} ens_merge_opts;
+
+typedef enum {
+  ENS_CONFLICT_SET,    /* both sides changed one property to different values */
+  ENS_CONFLICT_DELETE, /* one side deleted (a subtree holding) what the other edited, moved or inserted under */
+  ENS_CONFLICT_MOVE,   /* both moved one object, to different parents or places */
+  ENS_CONFLICT_INSERT  /* both inserted, under one parent, objects with one identity key but different content */
+} ens_conflict_kind;
+
+typedef struct {
+  ens_conflict_kind kind;
+  ens_id id;        /* the object in theirs' ids (ENS_ID_NONE when it exists only in ours) */
+  const char *path; /* for people: identity keys from the root, e.g. "glyph a/layer 1/contour 2/point 5" */
+  const char *key;  /* ENS_CONFLICT_SET: the property; else NULL */
+  ens_value base, ours, theirs; /* ENS_CONFLICT_SET: the three values (NIL when absent); borrowed from the merge */
+  int ours_kept;    /* 1 when the merged result holds ours' side */
+} ens_merge_conflict;
+
+typedef struct ens_merge ens_merge;
+
+/* Merges ours' changes since base into theirs. The result is a transaction
+ * that turns theirs into the merged document: every change of ours
+ * relative to base that does not conflict, and each conflict resolved by
+ * opts->prefer (or dropped where it cannot apply, e.g. an edit of an
+ * object theirs deleted), reported in the conflict list. New objects get
+ * fresh ids of theirs' site (theirs' id counter advances; nothing else of
+ * theirs changes). Deterministic: same inputs, same transaction and
+ * conflicts. Merging with ours == base gives an empty transaction; with
+ * theirs == base, a transaction that turns theirs into ours' content.
+ * *out is the caller's (ens_merge_free). */
+int ens_merge3(const ens_doc *base, const ens_doc *ours, ens_doc *theirs, const ens_merge_opts *opts, ens_merge **out);
+const ens_txn *ens_merge_txn(const ens_merge *m); /* borrowed; may have 0 operations */
+ens_txn *ens_merge_take_txn(ens_merge *m);         /* the caller then owns it */
+size_t ens_merge_conflict_count(const ens_merge *m);
+const ens_merge_conflict *ens_merge_conflict_at(const ens_merge *m, size_t i); /* borrowed */
+void ens_merge_free(ens_merge *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
