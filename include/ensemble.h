@@ -14,5 +14,7 @@
 #include "ensemble/svgedit.h"
 #include "ensemble/render.h"
 #include "ensemble/session.h"
+#include "ensemble/merge.h"
+#include "ensemble/mirror.h"
 
 #endif
