@@ -92,6 +92,13 @@ typedef struct ens_mirror_result ens_mirror_result;
  * NULL) is the caller's: ens_mirror_result_free. */
 int ens_mirror_save(ens_mirror *mirror, const void *bytes, size_t len, ens_mirror_result **out);
 
+/* The same for a save that may already have reached the session: the
+ * host stopped between sending it and keeping the state that says so. It
+ * is merged the same way, except that where the session's value differs
+ * from the save's, the session's stands (a collaborator's change ordered
+ * after the save must not be taken back); such conflicts are reported. */
+int ens_mirror_recover(ens_mirror *mirror, const void *bytes, size_t len, ens_mirror_result **out);
+
 /* 1 when bytes are a version the mirror knows (the file was not edited). */
 int ens_mirror_knows(const ens_mirror *mirror, const void *bytes, size_t len);
 /* How many versions the mirror holds now. */

@@ -351,6 +351,21 @@ static s_version *s_closest(const ens_mirror *m, const ens__fp *fp) {
 
 static ens_mirror_result *s_result_new(void) { return calloc(1, sizeof(ens_mirror_result)); }
 
+/* Editor state rather than the user's work: both sides change it at
+ * every save (FontForge stamps the time of the save, Inkscape the view),
+ * so a conflict on it is no news. The save's value stands, as for any
+ * conflict. */
+static int s_quiet(const ens_mirror *m, const ens_merge_conflict *c, const ens_doc *theirs) {
+  if (c->kind != ENS_CONFLICT_SET || !c->key) return 0;
+  /* text a format keeps only to write an object back as it was read
+   * ("~head" of an SFD glyph): the writer checks it against the values
+   * and reprints what no longer holds */
+  if (c->key[0] == '~') return 1;
+  if (!m->svg) return c->id == ENS_ROOT_ID && (!strcmp(c->key, "ModificationTime") || !strcmp(c->key, "WinInfo"));
+  const ens_obj *o = ens_doc_get(theirs, c->id);
+  return o && strcmp(ens_obj_kind(o), "sodipodi:namedview") == 0;
+}
+
 /* The conflicts of merge, with who made the session's side of each. */
 static int s_result_conflicts(ens_mirror *m, ens_mirror_result *r, const ens_doc *base, const ens_doc *theirs) {
   size_t n = ens_merge_conflict_count(r->merge);
@@ -361,10 +376,17 @@ static int s_result_conflicts(ens_mirror *m, ens_mirror_result *r, const ens_doc
   uint32_t self = ens_session_site(m->s);
   for (size_t i = 0; i < n; i++) {
     const ens_merge_conflict *c = ens_merge_conflict_at(r->merge, i);
-    /* text a format keeps only to write an object back as it was read
-     * ("~head" of an SFD glyph): the writer checks it against the values
-     * and reprints what no longer holds, so it is no news to the user */
-    if (c->kind == ENS_CONFLICT_SET && c->key && c->key[0] == '~') continue;
+    if (s_quiet(m, c, theirs)) continue;
+    /* one line per object a collaborator deleted, naming a property the
+     * user changed rather than kept text when there is one */
+    size_t j = 0;
+    while (c->kind == ENS_CONFLICT_DELETE && j < r->n &&
+           !(r->c[j].kind == ENS_CONFLICT_DELETE && c->path && strcmp(r->c[j].path, c->path) == 0))
+      j++;
+    if (c->kind == ENS_CONFLICT_DELETE && j < r->n) {
+      if (c->key && c->key[0] != '~' && (!r->c[j].key || r->c[j].key[0] == '~')) r->c[j].key = c->key;
+      continue;
+    }
     ens_mirror_conflict *o = &r->c[r->n];
     o->kind = c->kind;
     o->path = c->path ? c->path : "";
@@ -424,7 +446,7 @@ static int s_save_version(ens_mirror *m, const ens_doc *saved, ens__fp *fp, uint
   return rc;
 }
 
-int ens_mirror_save(ens_mirror *m, const void *bytes, size_t len, ens_mirror_result **out) {
+static int s_save(ens_mirror *m, const void *bytes, size_t len, ens_merge_prefer prefer, ens_mirror_result **out) {
   if (out) *out = NULL;
   ens_doc *doc = ens_session_doc(m->s);
   if (!doc || !ens_session_is_live(m->s)) return ens__error(ENS_EINVAL, "mirror: the session is not live yet");
@@ -463,7 +485,7 @@ int ens_mirror_save(ens_mirror *m, const void *bytes, size_t len, ens_mirror_res
   mo.identity = m->identity;
   mo.ours_match = ENS_MERGE_BY_KEY;
   mo.theirs_match = ENS_MERGE_BY_ID;
-  mo.prefer = ENS_MERGE_PREFER_OURS;
+  mo.prefer = prefer;
   if ((rc = ens_merge3(base, saved, doc, &mo, &r->merge))) goto done;
   if ((rc = s_result_conflicts(m, r, base, doc))) goto done;
   txn = ens_merge_take_txn(r->merge);
@@ -487,6 +509,14 @@ done:
   if (rc || !out) ens_mirror_result_free(r);
   else *out = r;
   return rc;
+}
+
+int ens_mirror_save(ens_mirror *m, const void *bytes, size_t len, ens_mirror_result **out) {
+  return s_save(m, bytes, len, ENS_MERGE_PREFER_OURS, out);
+}
+
+int ens_mirror_recover(ens_mirror *m, const void *bytes, size_t len, ens_mirror_result **out) {
+  return s_save(m, bytes, len, ENS_MERGE_PREFER_THEIRS, out);
 }
 
 size_t ens_mirror_result_ops(const ens_mirror_result *r) { return r->ops; }
