@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../model/doc.h"
+#include "../txn/ops.h"
 #include "../util/error.h"
 #include "ensemble/mirror.h"
 #include "ensemble/sfd.h"
@@ -412,38 +413,54 @@ static int s_result_conflicts(ens_mirror *m, ens_mirror_result *r, const ens_doc
   return 0;
 }
 
+static void s_count_skip(const ens__op *op, int reason, void *user) {
+  (void)op;
+  (void)reason;
+  ++*(size_t *)user;
+}
+
 /* The save as a version with the session's ids, right after its merge
- * was committed: when the session's document holds exactly the save's
- * content, a copy of it; otherwise (collaborators' changes the save did
- * not have, edits that could not apply) that copy turned into the save by
- * a diff, with any object the session lacks under fresh ids of our site
- * that the session will never hand out. */
-static int s_save_version(ens_mirror *m, const ens_doc *saved, ens__fp *fp, uint64_t hash, size_t len,
-                          s_version **out) {
+ * was committed. When the session's document holds exactly the save's
+ * content, a copy of it. Otherwise (collaborators' changes the save did
+ * not have) the base's document with the merge's transaction applied: the
+ * base plus the user's changes, new objects under the ids the merge gave
+ * them in the session. What that still lacks (edits the merge dropped or
+ * left to the collaborator's side) comes from a diff, with objects the
+ * session does not have under fresh ids of our site that the session will
+ * never hand out. So the version reads as the save, and the next save
+ * from it sends only what is new. */
+static int s_save_version(ens_mirror *m, s_version *basev, const ens_txn *txn, const ens_doc *saved, ens__fp *fp,
+                          uint64_t hash, size_t len, s_version **out) {
   ens_doc *doc = ens_session_doc(m->s);
-  if (ens_doc_content_hash(doc) == ens_doc_content_hash(saved)) return s_version_of(m, doc, V_SAVE, hash, len, fp, out);
-  unsigned char *snap;
-  size_t n;
-  ens_doc *copy = NULL;
-  ens_txn *d = NULL;
-  int rc = ens_snapshot_encode(doc, &snap, &n);
+  uint64_t want = ens_doc_content_hash(saved);
+  if (ens_doc_content_hash(doc) == want) return s_version_of(m, doc, V_SAVE, hash, len, fp, out);
+  ens_doc *d = basev->doc; /* the base keeps its snapshot; its decoded copy becomes the save's */
+  basev->doc = NULL;
+  int rc = d ? 0 : ens_snapshot_decode(basev->snap, basev->snap_len, &d);
   if (rc) return rc;
-  rc = ens_snapshot_decode(snap, n, &copy);
-  ens_free(snap);
-  if (rc) return rc;
-  ens_doc_set_site(copy, ens_doc_site(doc));
-  if (copy->counter < doc->counter) copy->counter = doc->counter;
-  if (!(rc = ens_doc_diff(copy, saved, m->identity, NULL, &d))) rc = ens_doc_apply(copy, d, ENS_ORIGIN_REMOTE, NULL);
-  ens_txn_free(d);
-  if (doc->counter < copy->counter) doc->counter = copy->counter;
-  if (!rc) rc = s_version_of(m, copy, V_SAVE, hash, len, fp, out);
-  if (!rc) {
-    (*out)->doc = copy; /* the likely base of the next save */
-    (*out)->used = ++m->tick;
-    copy = NULL;
+  size_t skipped = 0;
+  if (txn && ens_txn_op_count(txn)) {
+    ens_txn *applied = NULL, *inverse = NULL;
+    rc = ens__doc_apply_lenient(d, txn, ENS_ORIGIN_REMOTE, NULL, s_count_skip, &skipped, &applied, &inverse);
+    ens_txn_free(applied);
+    ens_txn_free(inverse);
   }
-  ens_doc_free(copy);
-  return rc;
+  if (!rc && (skipped || ens_doc_content_hash(d) != want)) {
+    ens_txn *diff = NULL;
+    ens_doc_set_site(d, ens_doc_site(doc));
+    if (d->counter < doc->counter) d->counter = doc->counter;
+    if (!(rc = ens_doc_diff(d, saved, m->identity, NULL, &diff))) rc = ens_doc_apply(d, diff, ENS_ORIGIN_REMOTE, NULL);
+    ens_txn_free(diff);
+    if (doc->counter < d->counter) doc->counter = d->counter;
+  }
+  if (!rc) rc = s_version_of(m, d, V_SAVE, hash, len, fp, out);
+  if (rc) {
+    ens_doc_free(d);
+    return rc;
+  }
+  (*out)->doc = d; /* the likely base of the next save */
+  (*out)->used = ++m->tick;
+  return 0;
 }
 
 static int s_save(ens_mirror *m, const void *bytes, size_t len, ens_merge_prefer prefer, ens_mirror_result **out) {
@@ -500,7 +517,7 @@ static int s_save(ens_mirror *m, const void *bytes, size_t len, ens_merge_prefer
     }
     ens__who_note(&m->who, txn, ens_session_site(m->s), ens_session_seq(m->s) + 1);
   }
-  if ((rc = s_save_version(m, saved, &fp, hash, len, &v)) || (rc = s_add(m, v))) goto done;
+  if ((rc = s_save_version(m, basev, txn, saved, &fp, hash, len, &v)) || (rc = s_add(m, v))) goto done;
   m->current = v;
 done:
   ens_txn_free(txn);
