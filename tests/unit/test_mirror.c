@@ -60,14 +60,27 @@ static char *s_font_path(void) {
   return path;
 }
 
-static void s_world_up(s_world *w, size_t max_versions) {
+static const char s_drawing[] =
+    "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"svg\" viewBox=\"0 0 100 100\">\n"
+    "  <g id=\"ga\">\n"
+    "    <rect id=\"r1\" x=\"1\" y=\"1\" width=\"5\" height=\"5\" fill=\"#000000\"/>\n"
+    "    <rect id=\"r2\" x=\"11\" y=\"1\" width=\"5\" height=\"5\" fill=\"#000000\"/>\n"
+    "    <rect id=\"r3\" x=\"21\" y=\"1\" width=\"5\" height=\"5\" fill=\"#000000\"/>\n"
+    "  </g>\n"
+    "  <g id=\"gb\">\n"
+    "    <circle id=\"c1\" cx=\"50\" cy=\"50\" r=\"3\" fill=\"#000000\"/>\n"
+    "  </g>\n"
+    "</svg>\n";
+
+static void s_world_up_as(s_world *w, size_t max_versions, int svg) {
   memset(w, 0, sizeof *w);
   s_w = w;
   snprintf(w->dir, sizeof w->dir, "/tmp/ens-mirror-XXXXXX");
   assert_non_null(mkdtemp(w->dir));
   snprintf(w->store, sizeof w->store, "%s/store", w->dir);
   ens_doc *font;
-  assert_int_equal(ens_sfd_read_path(s_font_path(), &font), 0);
+  if (svg) assert_int_equal(ens_svg_read(s_drawing, strlen(s_drawing), &font), 0);
+  else assert_int_equal(ens_sfd_read_path(s_font_path(), &font), 0);
   ens_server_opts so;
   memset(&so, 0, sizeof so);
   so.endpoint = "tcp://127.0.0.1:*";
@@ -83,7 +96,7 @@ static void s_world_up(s_world *w, size_t max_versions) {
   o.on_event = s_on_event_a;
   o.user = w;
   assert_int_equal(ens_session_new(&o, &w->a), 0);
-  ens_mirror_opts mo = {ENS_SFD_KIND, max_versions, NULL};
+  ens_mirror_opts mo = {svg ? ENS_SVG_KIND : ENS_SFD_KIND, max_versions, NULL};
   assert_int_equal(ens_mirror_new(w->a, &mo, &w->m), 0);
   o.name = "Bram";
   o.on_event = NULL;
@@ -91,6 +104,8 @@ static void s_world_up(s_world *w, size_t max_versions) {
   assert_int_equal(ens_session_new(&o, &w->b), 0);
   s_settle(w);
 }
+
+static void s_world_up(s_world *w, size_t max_versions) { s_world_up_as(w, max_versions, 0); }
 
 static void s_world_down(s_world *w) {
   ens_mirror_free(w->m);
@@ -374,6 +389,183 @@ static void test_versions_stay_within_their_bound(void **state) {
   s_world_down(&w);
 }
 
+/* The drawing editor's edit of its buffer: attribute name of the element
+ * with that id set to value (new bytes, malloc'd). */
+static char *s_set_attr(const char *svg, size_t *len, const char *id, const char *name, const char *value) {
+  char at[64], key[64];
+  snprintf(at, sizeof at, "id=\"%s\"", id);
+  snprintf(key, sizeof key, " %s=\"", name);
+  const char *e = strstr(svg, at);
+  assert_non_null(e);
+  const char *start = e;
+  while (start > svg && *start != '<') start--;
+  const char *end = strchr(e, '>');
+  const char *a = strstr(start, key);
+  assert_true(a && a < end);
+  a += strlen(key);
+  const char *q = strchr(a, '"');
+  size_t before = (size_t)(a - svg), after = *len - (size_t)(q - svg), n = strlen(value);
+  char *out = malloc(before + n + after + 1);
+  assert_non_null(out);
+  memcpy(out, svg, before);
+  memcpy(out + before, value, n);
+  memcpy(out + before + n, q, after);
+  *len = before + n + after;
+  out[*len] = '\0';
+  return out;
+}
+
+/* text inserted before the first occurrence of marker (new bytes) */
+static char *s_insert(const char *text, size_t *len, const char *marker, const char *what) {
+  const char *at = strstr(text, marker);
+  assert_non_null(at);
+  size_t before = (size_t)(at - text), n = strlen(what);
+  char *out = malloc(*len + n + 1);
+  assert_non_null(out);
+  memcpy(out, text, before);
+  memcpy(out + before, what, n);
+  memcpy(out + before + n, at, *len - before);
+  *len += n;
+  out[*len] = '\0';
+  return out;
+}
+
+static const char *s_fill(ens_session *s, const char *id) {
+  static char buf[32];
+  char addr[40];
+  snprintf(addr, sizeof addr, "#%s", id);
+  const ens_obj *o = ens_svg_find(ens_session_doc(s), addr);
+  if (!o) return NULL;
+  ens_value v;
+  if (ens_obj_get(o, "fill", &v) || v.type != ENS_STR) return NULL;
+  snprintf(buf, sizeof buf, "%.*s", (int)v.u.s.len, v.u.s.ptr);
+  return buf;
+}
+
+static void s_collab_fill(s_world *w, const char *id, const char *fill) {
+  char addr[40];
+  snprintf(addr, sizeof addr, "#%s", id);
+  const ens_obj *o = ens_svg_find(ens_session_doc(w->b), addr);
+  assert_non_null(o);
+  ens_txn *t = ens_txn_new("fill", NULL);
+  assert_int_equal(ens_txn_set(t, ens_obj_id(o), "fill", ens_str(fill)), 0);
+  assert_int_equal(ens_session_commit(w->b, t), 0);
+  ens_txn_free(t);
+  s_settle(w);
+}
+
+static void test_an_element_the_editor_added_is_edited_by_its_next_save(void **state) {
+  (void)state;
+  s_world w;
+  s_world_up_as(&w, 0, 1);
+  size_t len;
+  char *opened = s_write(&w, &len);
+  s_collab_fill(&w, "r1", "#111111");
+  size_t l1 = len;
+  char *s1 = s_insert(opened, &l1, "  </g>\n  <g id=\"gb\">",
+                      "    <rect id=\"mine\" x=\"31\" y=\"1\" width=\"5\" height=\"5\" fill=\"#abcdef\"/>\n");
+  s_save(&w, s1, l1, 1, 0, NULL);
+  assert_string_equal(s_fill(w.b, "mine"), "#abcdef");
+  assert_string_equal(s_fill(w.b, "r1"), "#111111");
+  /* Bram changes the new element too; the editor, which never reloads,
+   * then changes another of its attributes and an old element */
+  s_collab_fill(&w, "r2", "#222222");
+  size_t l2 = l1;
+  char *s2 = s_set_attr(s1, &l2, "mine", "x", "41");
+  size_t l3 = l2;
+  char *s3 = s_set_attr(s2, &l3, "r3", "fill", "#333333");
+  s_save(&w, s3, l3, 1, 0, NULL);
+  const ens_obj *mine = ens_svg_find(ens_session_doc(w.b), "#mine");
+  assert_non_null(mine);
+  ens_value x;
+  assert_int_equal(ens_obj_get(mine, "x", &x), 0);
+  assert_int_equal((int)x.u.s.len, 2);
+  assert_memory_equal(x.u.s.ptr, "41", 2);
+  assert_string_equal(s_fill(w.b, "mine"), "#abcdef");
+  assert_string_equal(s_fill(w.b, "r1"), "#111111");
+  assert_string_equal(s_fill(w.b, "r2"), "#222222");
+  assert_string_equal(s_fill(w.b, "r3"), "#333333");
+  /* one element, not two */
+  size_t count = 0;
+  const ens_obj *ga = ens_svg_find(ens_session_doc(w.b), "#ga");
+  for (size_t i = 0; i < ens_obj_child_count(ga); i++) count += strcmp(ens_obj_kind(ens_obj_child(ga, i)), "rect") == 0;
+  assert_int_equal(count, 4);
+  free(opened);
+  free(s1);
+  free(s2);
+  free(s3);
+  s_world_down(&w);
+}
+
+static void test_an_edit_of_what_a_collaborator_deleted_is_told_once(void **state) {
+  (void)state;
+  s_world w;
+  s_world_up_as(&w, 0, 1);
+  size_t len;
+  char *opened = s_write(&w, &len);
+  const ens_obj *c1 = ens_svg_find(ens_session_doc(w.b), "#c1");
+  ens_txn *t = ens_txn_new("delete", NULL);
+  assert_int_equal(ens_txn_delete(t, ens_obj_id(c1)), 0);
+  assert_int_equal(ens_session_commit(w.b, t), 0);
+  ens_txn_free(t);
+  s_settle(&w);
+  size_t l1 = len;
+  char *s1 = s_set_attr(opened, &l1, "c1", "fill", "#ff0000");
+  ens_mirror_result *r;
+  assert_int_equal(ens_mirror_save(w.m, s1, l1, &r), 0);
+  assert_int_equal(ens_mirror_result_conflict_count(r), 1);
+  const ens_mirror_conflict *c = ens_mirror_result_conflict_at(r, 0);
+  assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
+  assert_false(c->ours_kept);
+  assert_string_equal(c->who, "Bram");
+  ens_mirror_result_free(r);
+  s_settle(&w);
+  assert_null(ens_svg_find(ens_session_doc(w.b), "#c1"));
+  /* the editor still has it and saves again, changing something else:
+   * nothing more to tell about c1 */
+  size_t l2 = l1;
+  char *s2 = s_set_attr(s1, &l2, "r1", "fill", "#010101");
+  s_save(&w, s2, l2, 1, 0, NULL);
+  assert_string_equal(s_fill(w.b, "r1"), "#010101");
+  assert_null(ens_svg_find(ens_session_doc(w.b), "#c1"));
+  free(opened);
+  free(s1);
+  free(s2);
+  s_world_down(&w);
+}
+
+static void test_a_save_sent_again_after_a_stop_takes_back_nothing(void **state) {
+  (void)state;
+  s_world w;
+  s_world_up(&w, 0);
+  size_t len;
+  char *written = s_write(&w, &len);
+  unsigned char *kept;
+  size_t klen;
+  assert_int_equal(ens_mirror_state_encode(w.m, ENS_MIRROR_CURRENT, &kept, &klen), 0);
+  /* the editor's save reaches the session, then the mirror stops before
+   * keeping it; Bram changes the same glyph after it */
+  size_t slen = len;
+  char *saved = s_set_width(written, &slen, "a", 612);
+  s_save(&w, saved, slen, 1, 0, NULL);
+  s_collab_width(&w, "a", 613);
+  ens_mirror_free(w.m);
+  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL};
+  assert_int_equal(ens_mirror_new(w.a, &mo, &w.m), 0);
+  assert_int_equal(ens_mirror_state_add(w.m, kept, klen), 0);
+  ens_mirror_result *r;
+  assert_int_equal(ens_mirror_recover(w.m, saved, slen, &r), 0);
+  assert_int_equal(ens_mirror_result_conflict_count(r), 1);
+  assert_false(ens_mirror_result_conflict_at(r, 0)->ours_kept);
+  ens_mirror_result_free(r);
+  s_settle(&w);
+  assert_int_equal(s_width(w.b, "a"), 613); /* Bram's later change stands */
+  ens_free(kept);
+  free(written);
+  free(saved);
+  s_world_down(&w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_stale_save_keeps_the_collaborators_changes),
@@ -384,6 +576,9 @@ int main(void) {
       cmocka_unit_test(test_a_file_of_other_content_needs_a_known_version),
       cmocka_unit_test(test_kept_state_merges_edits_made_while_stopped),
       cmocka_unit_test(test_versions_stay_within_their_bound),
+      cmocka_unit_test(test_an_element_the_editor_added_is_edited_by_its_next_save),
+      cmocka_unit_test(test_an_edit_of_what_a_collaborator_deleted_is_told_once),
+      cmocka_unit_test(test_a_save_sent_again_after_a_stop_takes_back_nothing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
