@@ -88,8 +88,10 @@ typedef struct ens_mirror_result ens_mirror_result;
  * bytes do not read (nothing changes: a save in progress, or a broken
  * file); ENS_ENOTFOUND when no version of the file is known yet and the
  * save's content differs from the session's (the host decides: it is not
- * this session's file); others from the merge or the commit. *out (may be
- * NULL) is the caller's: ens_mirror_result_free. */
+ * this session's file); ENS_EINVAL before the session has its document;
+ * others from the merge or the commit. While the session reconnects the
+ * save is merged onto the document it holds and sent when it is back.
+ * *out (may be NULL) is the caller's: ens_mirror_result_free. */
 int ens_mirror_save(ens_mirror *mirror, const void *bytes, size_t len, ens_mirror_result **out);
 
 /* The same for a save that may already have reached the session: the
@@ -127,7 +129,7 @@ typedef enum {
 
 /* *out is malloc'd (ens_free). ENS_ENOTFOUND when there is no such version. */
 int ens_mirror_state_encode(const ens_mirror *mirror, ens_mirror_which which, unsigned char **out, size_t *len);
-/* Adds a kept state as a version (the session must be live): the file may
+/* Adds a kept state as a version (once the session has its document): the file may
  * hold it, or an editor may still have it open. ENS_EDECODE for bytes that
  * are not a state (damaged), ENS_EINVAL for another session's state or
  * another format's. */

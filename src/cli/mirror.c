@@ -460,7 +460,7 @@ static void s_ingest(cli_mirror *m) {
     return;
   }
   if (ens_mirror_knows(m->lib, data, len)) { /* our own write, or a save without edits */
-    ens_mirror_save(m->lib, data, len, NULL);
+    if (ens_mirror_save(m->lib, data, len, NULL) == 0) s_took(m, data, len, &st);
     m->disk = st;
     free(data);
     return;

@@ -466,7 +466,7 @@ static int s_save_version(ens_mirror *m, s_version *basev, const ens_txn *txn, c
 static int s_save(ens_mirror *m, const void *bytes, size_t len, ens_merge_prefer prefer, ens_mirror_result **out) {
   if (out) *out = NULL;
   ens_doc *doc = ens_session_doc(m->s);
-  if (!doc || !ens_session_is_live(m->s)) return ens__error(ENS_EINVAL, "mirror: the session is not live yet");
+  if (!doc) return ens__error(ENS_EINVAL, "mirror: the session has no document yet");
   ens_mirror_result *r = s_result_new();
   if (!r) return ens__error(ENS_ENOMEM, "out of memory");
   uint64_t hash = ens__mirror_bytes_hash(bytes, len);
@@ -574,7 +574,7 @@ int ens_mirror_state_encode(const ens_mirror *m, ens_mirror_which which, unsigne
 
 int ens_mirror_state_add(ens_mirror *m, const void *data, size_t len) {
   ens_doc *doc = ens_session_doc(m->s);
-  if (!doc || !ens_session_is_live(m->s)) return ens__error(ENS_EINVAL, "mirror: the session is not live yet");
+  if (!doc) return ens__error(ENS_EINVAL, "mirror: the session has no document yet");
   ens__mirror_state st;
   int rc = ens__mirror_state_read(data, len, &st);
   if (rc) return rc;
