@@ -13,6 +13,7 @@
  *   bench_mirror [--rounds N] FONT.sfd...   (one JSON object on stdout) */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,7 @@ static void s_font(const char *path, int rounds, const char *tmpdir, int first_f
     fprintf(stderr, "bench_mirror: %s: not enough glyphs with a width to edit\n", path);
     exit(1);
   }
+  size_t nversions = ens_mirror_version_count(w.m);
   double first = save[0], first_keep = keep[0], first_parse = parse[0];
   double warm = s_median(save + 1, (size_t)done - 1), warm_keep = s_median(keep + 1, (size_t)done - 1),
          warm_parse = s_median(parse + 1, (size_t)done - 1);
@@ -254,13 +256,20 @@ static void s_font(const char *path, int rounds, const char *tmpdir, int first_f
     if (save[i] < best) best = save[i];
   printf("%s\"%s\": {\"rounds\": %d, \"first_save_s\": %.6f, \"warm_save_s\": %.6f, \"best_save_s\": %.6f, "
          "\"first_parse_s\": %.6f, \"warm_parse_s\": %.6f, \"first_keep_s\": %.6f, \"warm_keep_s\": %.6f, "
-         "\"kept_bytes\": %zu, \"ops\": %zu, \"conflicts\": %zu, \"versions\": %zu, \"file_bytes\": %zu}",
+         "\"kept_bytes\": %zu, \"ops\": %zu, \"conflicts\": %zu, \"versions\": %zu, \"file_bytes\": %zu",
          first_font ? "" : ", ", path, done, first, warm, best, first_parse, warm_parse, first_keep, warm_keep,
          kept_bytes, ops, conflicts, ens_mirror_version_count(w.m), hlen);
   fflush(stdout);
   fprintf(stderr, "%s: mirror save first %.1f ms, warm %.1f ms (parse %.1f ms), keeping it %.1f ms\n", path,
           first * 1e3, warm * 1e3, warm_parse * 1e3, warm_keep * 1e3);
+  /* what the versions and their decoded copies hold */
+  struct mallinfo2 before = mallinfo2();
   ens_mirror_free(w.m);
+  struct mallinfo2 after = mallinfo2();
+  size_t held_bytes = (before.uordblks + before.hblkhd) - (after.uordblks + after.hblkhd);
+  printf(", \"held_bytes\": %zu}", held_bytes);
+  fflush(stdout);
+  fprintf(stderr, "%s: the mirror held %.1f MB (%zu versions)\n", path, held_bytes / 1e6, nversions);
   ens_session_free(w.a);
   ens_session_free(w.b);
   ens_server_free(w.srv);

@@ -18,9 +18,9 @@ extern "C" {
 #endif
 
 /* Versions of the file kept as possible bases unless told otherwise. Each
- * costs about a snapshot of the document (some 2 bytes per byte of an SFD
- * file) plus 4 bytes per object and property. */
-#define ENS_MIRROR_VERSIONS 8
+ * costs a snapshot of the document (some 2 bytes per byte of an SFD file)
+ * plus 4 bytes per object and property; one is also kept decoded. */
+#define ENS_MIRROR_VERSIONS 6
 
 typedef struct ens_mirror ens_mirror;
 

@@ -16,8 +16,8 @@
 #include "mirror_int.h"
 
 enum { V_WRITE = 0, V_SAVE = 1, V_KEPT = 2 };
-/* decoded documents kept beside the snapshots: the likely next bases */
-#define DOCS_CACHED 2
+/* decoded documents kept beside the snapshots: the likely next base */
+#define DOCS_CACHED 1
 
 typedef struct {
   uint64_t serial; /* order of arrival */
@@ -95,6 +95,9 @@ static int s_version_of(ens_mirror *m, const ens_doc *doc, int origin, uint64_t 
   v->doc_hash = ens_doc_hash(doc);
   int rc = ens_snapshot_encode(doc, &v->snap, &v->snap_len);
   if (!rc) {
+    /* the encoder's buffer has room to spare; a version keeps it for long */
+    unsigned char *exact = realloc(v->snap, v->snap_len ? v->snap_len : 1);
+    if (exact) v->snap = exact;
     if (fp) {
       v->fp = *fp;
       memset(fp, 0, sizeof *fp);
