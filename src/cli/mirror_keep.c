@@ -79,6 +79,18 @@ int cli_keep_open(cli_keep *k, const char *path, char *err, size_t err_size) {
   }
   memcpy(k->dir, path, dlen);
   sprintf(k->dir + dlen, ".%s.join", base);
+  /* temporary files of a join that was killed while keeping something */
+  DIR *d = opendir(k->dir);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)))
+      if (strstr(e->d_name, ".tmp.")) {
+        char tmp[4096];
+        snprintf(tmp, sizeof tmp, "%s/%s", k->dir, e->d_name);
+        unlink(tmp);
+      }
+    closedir(d);
+  }
   uint64_t *v;
   size_t n = s_list(k, &v);
   k->serial = n ? v[0] : 0;
