@@ -470,6 +470,9 @@ static int s_save(ens_mirror *m, const void *bytes, size_t len, ens_merge_prefer
   if (out) *out = NULL;
   ens_doc *doc = ens_session_doc(m->s);
   if (!doc) return ens__error(ENS_EINVAL, "mirror: the session has no document yet");
+  if (strcmp(ens_doc_kind(doc), m->svg ? ENS_SVG_KIND : ENS_SFD_KIND) != 0)
+    return ens__error(ENS_EINVAL, "mirror: the session holds a \"%s\" document, not a file of this format",
+                      ens_doc_kind(doc));
   ens_mirror_result *r = s_result_new();
   if (!r) return ens__error(ENS_ENOMEM, "out of memory");
   uint64_t hash = ens__mirror_bytes_hash(bytes, len);
