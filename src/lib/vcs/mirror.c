@@ -523,7 +523,13 @@ static int s_save(ens_mirror *m, const void *bytes, size_t len, ens_merge_prefer
     }
     ens__who_note(&m->who, txn, ens_session_site(m->s), ens_session_seq(m->s) + 1);
   }
-  if ((rc = s_save_version(m, basev, txn, saved, &fp, hash, len, &v)) || (rc = s_add(m, v))) goto done;
+  if ((rc = s_save_version(m, basev, txn, saved, &fp, hash, len, &v)) || (rc = s_add(m, v))) {
+    /* the save is in the session all the same: the file now holds a
+     * version the mirror does not know, which the host rewrites */
+    rc = 0;
+    m->current = NULL;
+    goto done;
+  }
   m->current = v;
 done:
   ens_txn_free(txn);
