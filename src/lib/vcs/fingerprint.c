@@ -36,6 +36,50 @@ static void s_place_put(s_places *p, ens_id id, uint64_t place) {
 
 static uint64_t s_str_hash(const char *s) { return ens__hash_bytes(s, strlen(s), 0x6b6579); }
 
+/* Kinds and keys are interned per document: their hashes by pointer. */
+typedef struct {
+  const char **p;
+  uint64_t *h;
+  size_t cap, n;
+  int oom;
+} s_atoms;
+
+static uint64_t s_atom_hash(s_atoms *a, const char *s) {
+  size_t i = (size_t)ens__mix64((uint64_t)(uintptr_t)s) & (a->cap - 1);
+  while (a->p[i]) {
+    if (a->p[i] == s) return a->h[i];
+    i = (i + 1) & (a->cap - 1);
+  }
+  uint64_t h = s_str_hash(s);
+  if ((a->n + 1) * 2 > a->cap) { /* full enough: hash without keeping (documents have few kinds and keys) */
+    const char **p = calloc(a->cap * 2, sizeof *p);
+    uint64_t *hh = malloc(a->cap * 2 * sizeof *hh);
+    if (!p || !hh) {
+      free(p);
+      free(hh);
+      return h;
+    }
+    for (size_t j = 0; j < a->cap; j++)
+      if (a->p[j]) {
+        size_t k = (size_t)ens__mix64((uint64_t)(uintptr_t)a->p[j]) & (a->cap * 2 - 1);
+        while (p[k]) k = (k + 1) & (a->cap * 2 - 1);
+        p[k] = a->p[j];
+        hh[k] = a->h[j];
+      }
+    free(a->p);
+    free(a->h);
+    a->p = p;
+    a->h = hh;
+    a->cap *= 2;
+    i = (size_t)ens__mix64((uint64_t)(uintptr_t)s) & (a->cap - 1);
+    while (a->p[i]) i = (i + 1) & (a->cap - 1);
+  }
+  a->p[i] = s;
+  a->h[i] = h;
+  a->n++;
+  return h;
+}
+
 static uint64_t s_value_hash(const s_places *places, const ens_value *v) {
   uint64_t h = ens__mix64((uint64_t)v->type + 1);
   switch (v->type) {
@@ -101,15 +145,18 @@ int ens__fp_make(const ens_doc *doc, ens__fp *out) {
   while (cap < nobj * 2) cap *= 2;
   s_places places = {calloc(cap, sizeof(ens_id)), malloc(cap * sizeof(uint64_t)), cap};
   s_frame *stack = calloc(ENS_MAX_DEPTH + 2, sizeof *stack);
-  size_t nentries = 0, capentries = nobj * 8 + 16;
+  size_t nentries = 0, capentries = nobj * 8 + 16, norder = 0;
   uint32_t *h = malloc(capentries * sizeof *h);
-  int oom = !places.id || !places.place || !stack || !h;
+  uint64_t *order = malloc((nobj ? nobj : 1) * sizeof *order); /* places in pre-order, for pass 2 */
+  s_atoms atoms = {calloc(64, sizeof(const char *)), malloc(64 * sizeof(uint64_t)), 64, 0, 0};
+  int oom = !places.id || !places.place || !stack || !h || !order || !atoms.p || !atoms.h;
   /* pass 1: places */
   size_t depth = 0;
   if (!oom) {
     stack[0].obj = ens_doc_root(doc);
     stack[0].place = s_str_hash(ens_obj_kind(stack[0].obj));
     s_place_put(&places, ens_obj_id(stack[0].obj), stack[0].place);
+    order[norder++] = stack[0].place;
   }
   while (!oom) {
     s_frame *f = &stack[depth];
@@ -126,18 +173,20 @@ int ens__fp_make(const ens_doc *doc, ens__fp *out) {
     k->obj = kid;
     k->next = 0;
     k->nkinds = 0;
-    k->place = ens__hash_combine(ens__hash_combine(f->place, s_str_hash(kind)), rank);
+    k->place = ens__hash_combine(ens__hash_combine(f->place, s_atom_hash(&atoms, kind)), rank);
     s_place_put(&places, ens_obj_id(kid), k->place);
+    if (norder < nobj) order[norder++] = k->place;
   }
   /* pass 2: one entry per object, one per property */
   depth = 0;
+  size_t at = 0;
   if (!oom) stack[0].next = 0;
   while (!oom) {
     s_frame *f = &stack[depth];
     if (f->next == 0) {
       const ens_obj *o = f->obj;
-      uint64_t place = s_place_get(&places, ens_obj_id(o));
-      size_t np = ens_obj_prop_count(o);
+      uint64_t place = at < norder ? order[at++] : 0;
+      size_t np = o->nprops;
       if (nentries + np + 1 > capentries) {
         while (capentries < nentries + np + 1) capentries *= 2;
         uint32_t *g = realloc(h, capentries * sizeof *h);
@@ -154,16 +203,15 @@ int ens__fp_make(const ens_doc *doc, ens__fp *out) {
        * while its values moved on */
       int modelled = 0;
       for (size_t i = 0; i < np && !modelled; i++) {
-        const char *key;
-        ens_value v;
-        modelled = ens_obj_prop_at(o, i, &key, &v) == 0 && v.type != ENS_NIL && key[0] != '~' && key[0] != '@';
+        const ens__prop *p = &o->props[i];
+        modelled = p->type != ENS_NIL && p->key[0] != '~' && p->key[0] != '@';
       }
       for (size_t i = 0; i < np; i++) {
-        const char *key;
-        ens_value v;
-        if (ens_obj_prop_at(o, i, &key, &v) || v.type == ENS_NIL || key[0] == '@' || (modelled && key[0] == '~'))
-          continue;
-        h[nentries++] = (uint32_t)ens__hash_combine(ens__hash_combine(place, s_str_hash(key)), s_value_hash(&places, &v));
+        const ens__prop *p = &o->props[i];
+        if (p->type == ENS_NIL || p->key[0] == '@' || (modelled && p->key[0] == '~')) continue;
+        ens_value v = ens__prop_value(p);
+        h[nentries++] =
+            (uint32_t)ens__hash_combine(ens__hash_combine(place, s_atom_hash(&atoms, p->key)), s_value_hash(&places, &v));
       }
     }
     if (f->next == ens_obj_child_count(f->obj) || depth > ENS_MAX_DEPTH) {
@@ -184,6 +232,9 @@ int ens__fp_make(const ens_doc *doc, ens__fp *out) {
   free(stack);
   free(places.id);
   free(places.place);
+  free(order);
+  free(atoms.p);
+  free(atoms.h);
   uint32_t *tmp = oom ? NULL : malloc((nentries ? nentries : 1) * sizeof *tmp);
   size_t *count = oom ? NULL : malloc(65537 * sizeof *count);
   if (oom || !tmp || !count) {
