@@ -18,6 +18,7 @@
 
 #include "ensemble.h"
 #include "testutil.h"
+#include "vcs/fingerprint.h"
 
 typedef struct {
   char dir[64], store[128];
@@ -566,8 +567,51 @@ static void test_a_save_sent_again_after_a_stop_takes_back_nothing(void **state)
   s_world_down(&w);
 }
 
+static void test_the_fingerprint_distance_counts_what_differs(void **state) {
+  (void)state;
+  size_t len;
+  char *font = tu_read_file(s_font_path(), &len);
+  assert_non_null(font);
+  size_t l1 = len, l2;
+  char *one = s_set_width(font, &l1, "a", 612);
+  l2 = l1;
+  char *two = s_set_width(one, &l2, "b", 613);
+  ens_doc *d0, *d1, *d2, *snap;
+  assert_int_equal(ens_sfd_read(font, len, &d0), 0);
+  assert_int_equal(ens_sfd_read(one, l1, &d1), 0);
+  assert_int_equal(ens_sfd_read(two, l2, &d2), 0);
+  unsigned char *bytes;
+  size_t n;
+  assert_int_equal(ens_snapshot_encode(d1, &bytes, &n), 0);
+  assert_int_equal(ens_snapshot_decode(bytes, n, &snap), 0); /* other ids, positions: the same fingerprint */
+  ens_free(bytes);
+  ens__fp f0, f1, f2, fs;
+  assert_int_equal(ens__fp_make(d0, &f0), 0);
+  assert_int_equal(ens__fp_make(d1, &f1), 0);
+  assert_int_equal(ens__fp_make(d2, &f2), 0);
+  assert_int_equal(ens__fp_make(snap, &fs), 0);
+  assert_int_equal(ens__fp_distance(&f1, &fs), 0);
+  /* one width changed: one entry gone, one new (the glyph's kept text does not count) */
+  assert_int_equal(ens__fp_distance(&f0, &f1), 2);
+  assert_int_equal(ens__fp_distance(&f0, &f2), 4);
+  assert_int_equal(ens__fp_distance(&f1, &f2), 2);
+  assert_true(ens__fp_distance(&f2, &f1) < ens__fp_distance(&f2, &f0));
+  ens__fp_free(&f0);
+  ens__fp_free(&f1);
+  ens__fp_free(&f2);
+  ens__fp_free(&fs);
+  ens_doc_free(d0);
+  ens_doc_free(d1);
+  ens_doc_free(d2);
+  ens_doc_free(snap);
+  free(font);
+  free(one);
+  free(two);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_the_fingerprint_distance_counts_what_differs),
       cmocka_unit_test(test_a_stale_save_keeps_the_collaborators_changes),
       cmocka_unit_test(test_a_save_replacing_a_collaborators_value_names_them),
       cmocka_unit_test(test_an_editor_that_reloads_loses_nothing),
