@@ -308,7 +308,7 @@ static void test_identity_keys(void **state) {
   (void)state;
   ens_doc *doc = s_read(s_drawing);
   char key[256];
-  assert_int_equal(ens_svg_identity(s_get(doc, "rect", "r1"), key, sizeof key, NULL), 1);
+  assert_int_equal(ens_svg_identity(s_get(doc, "rect", "r1"), key, sizeof key, NULL), 2);
   assert_string_equal(key, "#r1");
   assert_int_equal(ens_svg_identity(s_get(doc, "use", NULL), key, sizeof key, NULL), 1);
   assert_string_equal(key, "use[0]");

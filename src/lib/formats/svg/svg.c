@@ -160,7 +160,7 @@ int ens_svg_identity(const ens_obj *obj, char *key, size_t key_size, void *user)
   ens_value v;
   if (kind[0] != '#' && ens_obj_get(obj, "id", &v) == 0 && v.type == ENS_STR && v.u.s.len) {
     int n = snprintf(key, key_size, "#%.*s", (int)(v.u.s.len > 4000 ? 4000 : v.u.s.len), v.u.s.ptr);
-    return n > 0;
+    return n > 0 ? 2 : 0;
   }
   /* kinds are interned per document: siblings of one kind share the pointer */
   size_t rank = 0, n = ens_obj_child_count(parent);
