@@ -8,6 +8,7 @@
 #include "ensemble/txn.h"
 #include "ensemble/undo.h"
 #include "ensemble/diff.h"
+#include "ensemble/merge.h"
 #include "ensemble/sfd.h"
 #include "ensemble/glyph.h"
 #include "ensemble/svg.h"
