@@ -3,8 +3,9 @@
  * subsequence (children are distinct, so it is a longest increasing run:
  * O(n log n)); runs where all three agree stand, and between them a stretch
  * only one side changed takes that side's, a stretch where both only
- * inserted takes both (the preferred side's first), and a stretch both
- * changed otherwise is a conflict: the preferred side's stands. */
+ * inserted takes both (the preferred side's first; objects of base only
+ * one side moved there count as inserted), and a stretch both changed
+ * otherwise is a conflict: the preferred side's stands. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,13 @@ static int s_same(const uint32_t *a, size_t na, const uint32_t *b, size_t nb) {
   return na == nb && (!na || memcmp(a, b, na * sizeof *a) == 0);
 }
 
+/* 1 when one of v[] is in base (pos[] holds base's places). */
+static int s_has_base(const uint32_t *v, size_t n, const uint32_t *pos) {
+  for (size_t k = 0; k < n; k++)
+    if (pos[v[k]] != S_NONE) return 1;
+  return 0;
+}
+
 typedef struct {
   uint32_t *out;
   uint8_t *src;
@@ -59,6 +67,57 @@ static void s_put(s_out *o, const uint32_t *v, size_t n, uint8_t src, uint32_t c
     o->chunk[o->n] = chunk;
     o->n++;
   }
+}
+
+/* 1 when every two children the three lists and the result share are in
+ * the order one side gave them where the other kept base's (diff3 takes
+ * whole stretches: moves on both sides can leave none that keeps every
+ * such pair, and it then picks without seeing it). Pairs of the runs all
+ * three share cannot disagree, so only the others are compared with the
+ * rest: O(moved * n). -1 when out of memory. */
+static int s_pairs_agree(const uint32_t *base, size_t nb, const uint32_t *ours, size_t no, const uint32_t *theirs,
+                         size_t nt, const uint32_t *out, const uint8_t *src, size_t n, uint32_t *pos) {
+  if (!nb) return 1;
+  uint32_t *r = malloc(4 * nb * sizeof *r);
+  uint8_t *moved = calloc(nb, 1);
+  if (!r || !moved) {
+    free(r);
+    free(moved);
+    return -1;
+  }
+  uint32_t *ro = r, *rt = r + nb, *rm = r + 2 * nb, *common = r + 3 * nb;
+  for (size_t i = 0; i < nb; i++) {
+    pos[base[i]] = (uint32_t)i;
+    ro[i] = rt[i] = rm[i] = S_NONE;
+  }
+  for (size_t j = 0; j < no; j++)
+    if (pos[ours[j]] != S_NONE) ro[pos[ours[j]]] = (uint32_t)j;
+  for (size_t j = 0; j < nt; j++)
+    if (pos[theirs[j]] != S_NONE) rt[pos[theirs[j]]] = (uint32_t)j;
+  for (size_t j = 0; j < n; j++)
+    if (pos[out[j]] != S_NONE) {
+      rm[pos[out[j]]] = (uint32_t)j;
+      /* a run all three share stays; one both moved is a conflict of its own */
+      moved[pos[out[j]]] = !(src[j] & 8) && !(src[j] & 4);
+    }
+  for (size_t i = 0; i < nb; i++) pos[base[i]] = S_NONE;
+  size_t nc = 0;
+  for (size_t i = 0; i < nb; i++)
+    if (ro[i] != S_NONE && rt[i] != S_NONE && rm[i] != S_NONE) common[nc++] = (uint32_t)i;
+  int agree = 1;
+  for (size_t a = 0; a < nc && agree; a++) {
+    uint32_t i = common[a];
+    if (!moved[i]) continue;
+    for (size_t c = 0; c < nc && agree; c++) {
+      uint32_t j = common[c];
+      if (j == i) continue;
+      int b = i < j, o = ro[i] < ro[j], t = rt[i] < rt[j], m = rm[i] < rm[j];
+      agree = m == (o == b ? t : o);
+    }
+  }
+  free(r);
+  free(moved);
+  return agree;
 }
 
 int ens__merge_order(const uint32_t *base, size_t nb, const uint32_t *ours, size_t no, const uint32_t *theirs,
@@ -92,19 +151,22 @@ int ens__merge_order(const uint32_t *base, size_t nb, const uint32_t *ours, size
     if (!mo || !mt) rc = ens__error(ENS_ENOMEM, "out of memory merging");
   }
   if (!rc) {
+    /* pos[] holds base's places until the walk is done */
     for (size_t i = 0; i < nb; i++) pos[base[i]] = (uint32_t)i;
     rc = s_align(ours, no, pos, mo, nb);
     if (!rc) rc = s_align(theirs, nt, pos, mt, nb);
-    for (size_t i = 0; i < nb; i++) pos[base[i]] = S_NONE;
   }
-  if (rc) goto done;
+  if (rc) {
+    for (size_t i = 0; i < nb; i++) pos[base[i]] = S_NONE;
+    goto done;
+  }
 
   s_out o = {out, src, chunk, 0};
   size_t ib = 0, io = 0, it = 0;
   uint32_t nchunk = 0;
   for (;;) {
     while (ib < nb && io < no && it < nt && mo[ib] == io && mt[ib] == it) {
-      s_put(&o, &base[ib], 1, 0, nchunk++);
+      s_put(&o, &base[ib], 1, 8, nchunk++); /* 8: in a run all three share */
       ib++, io++, it++;
     }
     if (ib == nb && io == no && it == nt) break;
@@ -123,7 +185,9 @@ int ens__merge_order(const uint32_t *base, size_t nb, const uint32_t *ours, size
       s_put(&o, co, lo, 1, nchunk);
     } else if (s_same(co, lo, ct, lt)) {
       s_put(&o, co, lo, 0, nchunk);
-    } else if (!lb) {
+    } else if (!lb && !(s_has_base(co, lo, pos) && s_has_base(ct, lt, pos))) {
+      /* both inserted here: new objects, or objects of the list that only
+       * one side moved here, so that no two of base change order */
       s_put(&o, first, lfirst, sfirst, nchunk);
       s_put(&o, second, lsecond, ssecond, nchunk);
     } else {
@@ -133,6 +197,8 @@ int ens__merge_order(const uint32_t *base, size_t nb, const uint32_t *ours, size
     nchunk++;
     ib = jb, io = jo, it = jt;
   }
+
+  for (size_t i = 0; i < nb; i++) pos[base[i]] = S_NONE;
 
   /* an object both sides moved to different places in the list comes out
    * twice: the preferred side's place stands (flag 4 on it says so) */
@@ -168,6 +234,11 @@ int ens__merge_order(const uint32_t *base, size_t nb, const uint32_t *ours, size
   }
   for (size_t k = 0; k < n; k++) pos[out[k]] = S_NONE;
   *nout = n;
+  if (!*conflict) {
+    int agree = s_pairs_agree(base, nb, ours, no, theirs, nt, out, src, n, pos);
+    if (agree < 0) rc = ens__error(ENS_ENOMEM, "out of memory merging");
+    if (!agree) *conflict = 1;
+  }
 done:
   free(common);
   free(mo);
