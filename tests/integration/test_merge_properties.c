@@ -111,6 +111,44 @@ static s_view s_view_of(const ens_doc *doc, ens_identity_fn identity) {
   return v;
 }
 
+/* The view of doc whose keys are those of the object of the same id in
+ * ref (through ref_view): a document that shares ids with ref. Objects ref
+ * lacks are "+" and their own path. */
+typedef struct {
+  s_view *v;
+  const ens_doc *ref;
+  const s_view *ref_view;
+  s_view own;
+  char prefix; /* told apart from the keys of objects new elsewhere */
+} s_mapped;
+
+static const char *s_key(const s_view *v, const ens_obj *o);
+
+static int s_add_mapped(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
+  s_mapped *mp = user;
+  const ens_obj *r = ens_doc_get(mp->ref, ens_obj_id(o));
+  const char *k = r && !strcmp(ens_obj_kind(r), ens_obj_kind(o)) ? s_key(mp->ref_view, r) : NULL;
+  mp->v->by_key[mp->v->n++] = (s_ent){k ? s_dupf("%s", k) : s_dupf("+%c%s", mp->prefix, s_key(&mp->own, o)), o};
+  return 0;
+}
+
+static void s_view_free(s_view *v);
+
+static s_view s_view_mapped(const ens_doc *doc, const ens_doc *ref, const s_view *ref_view, ens_identity_fn identity,
+                             char prefix) {
+  s_view v = {calloc(ens_doc_count(doc), sizeof(s_ent)), calloc(ens_doc_count(doc), sizeof(s_ent)), 0, doc};
+  s_mapped mp = {&v, ref, ref_view, s_view_of(doc, identity), prefix};
+  ens_obj_walk(ens_doc_root(doc), s_add_mapped, &mp);
+  s_view_free(&mp.own);
+  memcpy(v.by_obj, v.by_key, v.n * sizeof *v.by_key);
+  qsort(v.by_key, v.n, sizeof *v.by_key, s_cmp_key);
+  qsort(v.by_obj, v.n, sizeof *v.by_obj, s_cmp_obj);
+  for (size_t i = 1; i < v.n; i++)
+    if (!strcmp(v.by_key[i - 1].key, v.by_key[i].key)) fail_msg("two objects mapped to %s", v.by_key[i].key);
+  return v;
+}
+
 static void s_view_free(s_view *v) {
   for (size_t i = 0; i < v->n; i++) free(v->by_key[i].key);
   free(v->by_key);
@@ -639,11 +677,11 @@ static ens_merge *s_merge_twice(const ens_doc *base, const ens_doc *ours, const 
 /* Merging with an unchanged side: ours == base gives nothing to do; theirs
  * == base gives ours' content. */
 static void s_check_unchanged_sides(const ens_doc *base, const ens_doc *ours, const ens_doc *theirs,
-                                    const ens_doc *ours_as_base, ens_merge_opts opts) {
+                                    const ens_doc *ours_as_base, ens_merge_match base_match, ens_merge_opts opts) {
   ens_merge *m;
   ens_doc *t = s_copy(theirs, ens_doc_site(theirs));
   ens_merge_opts o1 = opts;
-  o1.ours_match = o1.theirs_match; /* ours is then a copy of base like theirs */
+  o1.ours_match = base_match;
   assert_int_equal(ens_merge3(base, ours_as_base, t, &o1, &m), 0);
   if (ens_txn_op_count(ens_merge_txn(m)) != 0 || ens_merge_conflict_count(m) != 0)
     fail_msg("ours unchanged: %zu operations, %zu conflicts", ens_txn_op_count(ens_merge_txn(m)),
@@ -700,7 +738,7 @@ static void test_random_concurrent_edits_by_id(void **state) {
     st.merges++;
     st.ops += ens_txn_op_count(ens_merge_txn(m));
     ens_doc *base_copy = s_copy(base, 2);
-    s_check_unchanged_sides(base, ours, theirs, base_copy, opts);
+    s_check_unchanged_sides(base, ours, theirs, base_copy, ENS_MERGE_BY_ID, opts);
     for (int s = 0; s < 4; s++) s_view_free(&f.v[s]);
     ens_merge_free(m);
     ens_doc_free(merged);
@@ -713,6 +751,251 @@ static void test_random_concurrent_edits_by_id(void **state) {
   fprintf(stderr, "by id: %zu merges, %zu operations, conflicts: %zu set, %zu delete, %zu move, %zu insert\n",
           st.merges, st.ops, st.conflicts[ENS_CONFLICT_SET], st.conflicts[ENS_CONFLICT_DELETE],
           st.conflicts[ENS_CONFLICT_MOVE], st.conflicts[ENS_CONFLICT_INSERT]);
+}
+
+/* --- documents read from a format -------------------------------------------------------- */
+
+typedef struct {
+  const char *what;
+  ens_identity_fn identity;
+  int (*read)(const void *data, size_t len, ens_doc **out);
+  int (*write)(const ens_doc *doc, unsigned char **out, size_t *len);
+  void (*edit)(tu_rng *r, ens_doc *doc, int n);
+} s_format;
+
+/* doc written to its format and read back. */
+static ens_doc *s_reread(const s_format *fmt, const ens_doc *doc, uint32_t site) {
+  unsigned char *bytes;
+  size_t len;
+  ens_doc *back;
+  if (fmt->write(doc, &bytes, &len) != 0) fail_msg("%s: write: %s", fmt->what, ens_error_last());
+  if (fmt->read(bytes, len, &back) != 0) fail_msg("%s: what was written does not read: %s", fmt->what, ens_error_last());
+  ens_free(bytes);
+  ens_doc_set_site(back, site);
+  return back;
+}
+
+/* The edit's transaction, made by call (into t), applied to doc. */
+#define S_EDIT(call)                  \
+  do {                                \
+    int rc_ = (call);                 \
+    s_apply_edit(doc, rc_, t);        \
+    t = NULL;                         \
+  } while (0)
+
+static int s_apply_edit(ens_doc *doc, int rc, ens_txn *t) {
+  if (rc) return rc; /* an edit the font or drawing refuses (ENS_EINVAL, ENS_EEXISTS, ...): none */
+  if (ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, NULL) != 0) fail_msg("an edit does not apply: %s", ens_error_last());
+  ens_txn_free(t);
+  return 0;
+}
+
+static int s_has_contour(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
+  (void)user;
+  return strcmp(ens_obj_kind(o), ENS_SFD_CONTOUR) == 0;
+}
+
+/* Names of the font's glyphs (at most cap): those with contours first,
+ * each part in font order. */
+static size_t s_glyphs(const ens_doc *doc, char (*names)[64], size_t cap) {
+  const ens_obj *root = ens_doc_root(doc);
+  size_t n = 0;
+  for (int outlined = 1; outlined >= 0; outlined--)
+    for (size_t k = 0; k < ens_obj_child_count(root) && n < cap; k++) {
+      const ens_obj *g = ens_obj_child(root, k);
+      ens_value v;
+      if (strcmp(ens_obj_kind(g), ENS_SFD_GLYPH) || ens_obj_get(g, "name", &v) || v.type != ENS_STR) continue;
+      if ((ens_obj_walk(g, s_has_contour, NULL) != 0) != outlined) continue;
+      snprintf(names[n++], 64, "%.*s", (int)v.u.s.len, v.u.s.ptr);
+    }
+  return n;
+}
+
+/* The glyph edits of a type designer, on a few glyphs most of the time so
+ * that the two sides meet. */
+static void s_edit_sfd(tu_rng *r, ens_doc *doc, int n) {
+  static char names[4096][64];
+  for (int e = 0; e < n; e++) {
+    size_t ng = s_glyphs(doc, names, 4096);
+    if (!ng) return;
+    const char *g = names[tu_below(r, 3) ? tu_below(r, ng < 3 ? (uint32_t)ng : 3) : tu_below(r, (uint32_t)ng)];
+    ens_txn *t = NULL;
+    uint32_t c = tu_below(r, 3), i = tu_below(r, 8);
+    double x = (double)tu_below(r, 1000), y = (double)tu_below(r, 1000);
+    switch (tu_below(r, 11)) {
+    case 0: {
+      ens_value w;
+      const ens_obj *go = ens_glyph_find(doc, g);
+      int width = go && ens_obj_get(go, "width", &w) == 0 && w.type == ENS_INT ? (int)w.u.i : 500;
+      S_EDIT(ens_glyph_set_width(doc, g, width + 1 + (int)tu_below(r, 50), &t));
+      break;
+    }
+    case 1:
+    case 2: {
+      ens_glyph_pt pts[3] = {{c, i}, {tu_below(r, 2), tu_below(r, 6)}, {0, tu_below(r, 4)}};
+      S_EDIT(ens_glyph_move_points(doc, g, pts, 1 + tu_below(r, 3), (double)tu_below(r, 9) - 4,
+                                              (double)tu_below(r, 9) - 4, &t));
+      break;
+    }
+    case 3: S_EDIT(ens_glyph_add_point(doc, g, c, i, x, y, &t)); break;
+    case 4: S_EDIT(ens_glyph_remove_point(doc, g, c, i, &t)); break;
+    case 5: {
+      ens_glyph_node nodes[3] = {{x, y, 0, 0, 0, 0, 0}, {x + 100, y, 0, 0, 0, 0, 0}, {x + 50, y + 80, 0, 0, 0, 0, 0}};
+      S_EDIT(ens_glyph_add_contour(doc, g, nodes, 3, 1, &t));
+      break;
+    }
+    case 6: S_EDIT(ens_glyph_remove_contour(doc, g, c, &t)); break;
+    case 7: {
+      char name[32];
+      snprintf(name, sizeof name, "merge%u", tu_below(r, 4));
+      S_EDIT(ens_glyph_add(doc, name, -1, 400 + (int)tu_below(r, 3), &t));
+      break;
+    }
+    case 8: S_EDIT(ens_glyph_remove(doc, names[tu_below(r, (uint32_t)ng)], &t)); break;
+    case 9: S_EDIT(ens_glyph_set_unicode(doc, g, 0xE000 + tu_below(r, 8), &t)); break;
+    default: S_EDIT(ens_glyph_reverse_contour(doc, g, c, &t)); break;
+    }
+  }
+}
+
+static int s_collect_elements(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
+  char (*addr)[ENS_SVG_ADDRESS_MAX] = user;
+  size_t *n = (size_t *)((char *)user + 256 * ENS_SVG_ADDRESS_MAX);
+  if (ens_obj_kind(o)[0] == '#' || *n >= 256) return 0;
+  if (ens_svg_address(o, addr[*n], ENS_SVG_ADDRESS_MAX) == 0) ++*n;
+  return 0;
+}
+
+/* An illustrator's edits. */
+static void s_edit_svg(tu_rng *r, ens_doc *doc, int n) {
+  static char buf[256 * ENS_SVG_ADDRESS_MAX + sizeof(size_t)];
+  char(*addr)[ENS_SVG_ADDRESS_MAX] = (char(*)[ENS_SVG_ADDRESS_MAX])buf;
+  size_t *na = (size_t *)(buf + 256 * ENS_SVG_ADDRESS_MAX);
+  static const char *attrs[] = {"fill", "opacity", "x", "data-merge"};
+  for (int e = 0; e < n; e++) {
+    *na = 0;
+    ens_obj_walk(ens_doc_root(doc), s_collect_elements, buf);
+    if (*na < 2) return;
+    /* the root element is the first; mostly the first few after it */
+    const char *el = addr[1 + (tu_below(r, 2) ? tu_below(r, *na - 1 < 8 ? (uint32_t)*na - 1 : 8)
+                                              : tu_below(r, (uint32_t)*na - 1))];
+    ens_txn *t = NULL;
+    char value[32], markup[96];
+    snprintf(value, sizeof value, "%u", tu_below(r, 100));
+    switch (tu_below(r, 11)) {
+    case 0:
+    case 1:
+    case 2: S_EDIT(ens_svg_set_attr(doc, el, attrs[tu_below(r, 4)], value, &t)); break;
+    case 3: S_EDIT(ens_svg_remove_attr(doc, el, attrs[tu_below(r, 4)], &t)); break;
+    case 4: S_EDIT(ens_svg_translate(doc, el, 1 + tu_below(r, 5), tu_below(r, 5), &t)); break;
+    case 5: S_EDIT(ens_svg_delete(doc, el, &t)); break;
+    case 6: {
+      if (tu_below(r, 2)) snprintf(markup, sizeof markup, "<rect id=\"pool%u\" width=\"%s\" height=\"4\"/>", tu_below(r, 4), value);
+      else snprintf(markup, sizeof markup, "<circle r=\"%s\"/>", value);
+      const char *parent = tu_below(r, 2) ? addr[0] : el;
+      S_EDIT(ens_svg_insert(doc, parent, (long)tu_below(r, 4) - 1, markup, strlen(markup), &t));
+      break;
+    }
+    case 7: S_EDIT(ens_svg_raise(doc, el, &t)); break;
+    case 8: S_EDIT(ens_svg_lower(doc, el, &t)); break;
+    case 9: S_EDIT(ens_svg_duplicate(doc, el, &t)); break;
+    default: S_EDIT(ens_svg_set_style(doc, el, "stroke", value, &t)); break;
+    }
+  }
+}
+
+/* Rounds of: two edited copies of a file, written and read back (matched
+ * by key), theirs either a live copy (sharing ids with base, as a session
+ * is) or a file too; merged, checked, the result written and read back. */
+static void s_format_rounds(const s_format *fmt, const char *path, uint64_t seed, int rounds) {
+  ens_doc *base;
+  size_t len;
+  char *data = tu_read_file(path, &len);
+  assert_non_null(data);
+  if (fmt->read(data, len, &base) != 0) fail_msg("%s: %s", path, ens_error_last());
+  free(data);
+  size_t merges = 0, ops = 0, sets = 0, conflicts = 0;
+  for (int round = 0; round < rounds; round++) {
+    tu_rng r = {seed + (uint64_t)round * 0x9e3779b97f4a7c15ULL};
+    if (getenv("ENS_MERGE_TRACE")) fprintf(stderr, "%s round %d\n", path, round);
+    int t_by_id = round % 2 == 0;
+    ens_doc *ours_live = s_copy(base, 2), *theirs_live = s_copy(base, 3);
+    fmt->edit(&r, ours_live, (int)tu_below(&r, 12));
+    fmt->edit(&r, theirs_live, (int)tu_below(&r, 12));
+    ens_doc *ours = s_reread(fmt, ours_live, 2);
+    ens_doc *theirs = t_by_id ? s_copy(theirs_live, 3) : s_reread(fmt, theirs_live, 3);
+    ens_merge_opts opts = {fmt->identity, NULL, ENS_MERGE_BY_KEY, t_by_id ? ENS_MERGE_BY_ID : ENS_MERGE_BY_KEY,
+                           tu_below(&r, 2) ? ENS_MERGE_PREFER_OURS : ENS_MERGE_PREFER_THEIRS};
+    ens_doc *merged;
+    ens_merge *m = s_merge_twice(base, ours, theirs, &opts, &merged);
+    /* the merged document writes, reads back, and writes the same again */
+    ens_doc *back = s_reread(fmt, merged, 4);
+    unsigned char *w1, *w2;
+    size_t n1, n2;
+    assert_int_equal(fmt->write(merged, &w1, &n1), 0);
+    assert_int_equal(fmt->write(back, &w2, &n2), 0);
+    if (n1 != n2 || memcmp(w1, w2, n1) != 0) fail_msg("%s round %d: the merged document does not write back the same", path, round);
+    ens_free(w1);
+    ens_free(w2);
+    s_view vb = s_view_of(base, fmt->identity), vo = s_view_of(ours, fmt->identity);
+    s_view vt = t_by_id ? s_view_mapped(theirs, base, &vb, fmt->identity, 'T') : s_view_of(theirs, fmt->identity);
+    s_view vm = s_view_mapped(merged, theirs, &vt, fmt->identity, 'M');
+    s_four f = {{vb, vo, vt, vm}, opts.prefer, m};
+    size_t want = s_check_props(&f), got = 0;
+    for (size_t i = 0; i < ens_merge_conflict_count(m); i++) got += ens_merge_conflict_at(m, i)->kind == ENS_CONFLICT_SET;
+    if (got != want) {
+      s_dump_conflicts(&f);
+      fail_msg("%s round %d: %zu SET conflicts, predicted %zu", path, round, got, want);
+    }
+    ens_doc *base_again = s_reread(fmt, base, 2);
+    s_check_unchanged_sides(base, ours, theirs, base_again, ENS_MERGE_BY_KEY, opts);
+    merges++;
+    ops += ens_txn_op_count(ens_merge_txn(m));
+    sets += want;
+    conflicts += ens_merge_conflict_count(m);
+    for (int s = 0; s < 4; s++) s_view_free(&f.v[s]);
+    ens_merge_free(m);
+    ens_doc_free(merged);
+    ens_doc_free(back);
+    ens_doc_free(base_again);
+    ens_doc_free(ours);
+    ens_doc_free(theirs);
+    ens_doc_free(ours_live);
+    ens_doc_free(theirs_live);
+  }
+  fprintf(stderr, "%s: %zu merges, %zu operations, %zu conflicts (%zu on properties)\n", path, merges, ops, conflicts, sets);
+  ens_doc_free(base);
+}
+
+static void test_random_glyph_edits_by_key(void **state) {
+  (void)state;
+  const char *corpus = tu_corpus_dir();
+  if (!corpus) skip();
+  uint64_t seed = tu_seed("merge-properties-sfd", 31);
+  s_format fmt = {"SFD", ens_sfd_identity, ens_sfd_read, ens_sfd_write, s_edit_sfd};
+  const char *files[] = {"sfd/fontforge-tests/StrokeTests.sfd", "sfd/fontforge-tests/Hinting.sfd"};
+  for (size_t k = 0; k < 2; k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", corpus, files[k]);
+    s_format_rounds(&fmt, path, seed + k, 120);
+  }
+}
+
+static void test_random_drawing_edits_by_key(void **state) {
+  (void)state;
+  const char *corpus = tu_corpus_dir();
+  if (!corpus) skip();
+  uint64_t seed = tu_seed("merge-properties-svg", 37);
+  s_format fmt = {"SVG", ens_svg_identity, ens_svg_read, ens_svg_write, s_edit_svg};
+  const char *files[] = {"svg/librsvg/rsvg/tests/fixtures/reftests/svg1.1/struct-group-03-t.svg",
+                         "svg/librsvg/rsvg/tests/fixtures/reftests/svg1.1/coords-trans-01-b.svg"};
+  for (size_t k = 0; k < 2; k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", corpus, files[k]);
+    s_format_rounds(&fmt, path, seed + k, 120);
+  }
 }
 
 /* A list cut in two by an object neither side moves: ours reorders the
@@ -807,6 +1090,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_concurrent_edits_by_id),
       cmocka_unit_test(test_reorders_of_separate_stretches_are_both_kept),
+      cmocka_unit_test(test_random_glyph_edits_by_key),
+      cmocka_unit_test(test_random_drawing_edits_by_key),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
