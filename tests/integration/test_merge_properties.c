@@ -294,7 +294,8 @@ static size_t s_check_props(const s_four *f) {
       s_prop(f, O, oo, keys[k], vo, sizeof vo);
       s_prop(f, T, ot, keys[k], vt, sizeof vt);
       s_prop(f, M, om, keys[k], vm, sizeof vm);
-      int conflict = strcmp(vo, vb) && strcmp(vt, vb) && strcmp(vo, vt);
+      /* kept text ('~') is merged the same way but never a conflict */
+      int conflict = strcmp(vo, vb) && strcmp(vt, vb) && strcmp(vo, vt) && keys[k][0] != '~';
       const char *want = !strcmp(vo, vb) ? vt : !strcmp(vt, vb) ? vo : !strcmp(vo, vt) ? vo : s_pref_ours(f) ? vo : vt;
       if (!s_value_ok(f, vm, want))
         fail_msg("%s.%s: base %s ours %s theirs %s: merged %s, want %s", x, keys[k], vb, vo, vt, vm, want);
@@ -328,7 +329,7 @@ static size_t s_check_inserts(const s_four *f) {
       s_prop(f, M, om, keys[k], vm, sizeof vm);
       const char *want = !strcmp(vo, "-") ? vt : !strcmp(vt, "-") ? vo : s_pref_ours(f) ? vo : vt;
       if (!s_value_ok(f, vm, want)) fail_msg("new %s.%s: ours %s theirs %s: merged %s, want %s", x, keys[k], vo, vt, vm, want);
-      if (strcmp(vo, "-") && strcmp(vt, "-") && strcmp(vo, vt)) {
+      if (strcmp(vo, "-") && strcmp(vt, "-") && strcmp(vo, vt) && keys[k][0] != '~') {
         expected++;
         if (!s_has_conflict(f, ENS_CONFLICT_INSERT, x, keys[k])) {
           s_dump_conflicts(f);
@@ -355,7 +356,7 @@ static int s_edited(const s_four *f, int s, const char *x) {
       const char *key;
       ens_value v;
       ens_obj_prop_at(objs[q], k, &key, &v);
-      if (key[0] == '@') continue;
+      if (key[0] == '@' || key[0] == '~') continue; /* kept text alone is no edit */
       s_prop(f, B, ob, key, a, sizeof a);
       s_prop(f, s, os, key, b, sizeof b);
       if (strcmp(a, b) != 0) return 1;
@@ -533,7 +534,7 @@ static int s_by_name(const ens_obj *obj, char *key, size_t size, void *user) {
 }
 
 static const char *s_kinds[] = {"group", "shape", "point"};
-static const char *s_keys[] = {"a", "b", "c", "d", "w", "x"};
+static const char *s_keys[] = {"a", "b", "c", "d", "w", "~src"};
 
 static int s_has_name(const ens_doc *doc, const char *name) {
   s_view v = s_view_of(doc, NULL);
@@ -561,7 +562,7 @@ static void s_edit(tu_rng *r, ens_doc *doc, const ens_id *base_ids, size_t nbase
       /* half of them on a few hot objects and keys, where the two sides meet */
       ens_id hot = base_ids[tu_below(r, nbase < 6 ? (uint32_t)nbase : 6)];
       int on_hot = tu_below(r, 2) && ens_doc_get(doc, hot);
-      ens_txn_set(t, on_hot ? hot : tu_pick(r, doc, 1), s_keys[tu_below(r, on_hot ? 2 : 6)],
+      ens_txn_set(t, on_hot ? hot : tu_pick(r, doc, 1), s_keys[on_hot ? (tu_below(r, 3) ? 0 : 5) : tu_below(r, 6)],
                   tu_random_value(r, scratch, sizeof scratch, doc));
     } else if (dice < 55) {
       char name[32];

@@ -428,6 +428,40 @@ static void test_moves_that_make_a_cycle_give_way(void **state) {
   }
 }
 
+static void test_kept_text_is_merged_but_never_a_conflict_nor_an_edit(void **state) {
+  (void)state;
+  for (int prefer = 0; prefer < 2; prefer++) {
+    s_three s = s_start();
+    /* a format's kept text changes with the values it stands for */
+    s_set(s.ours, "a", "~src", ens_str("<a w='10'>"));
+    s_set(s.ours, "a", "w", ens_int(10));
+    s_set(s.theirs, "a", "~src", ens_str("<a h='5'>"));
+    s_set(s.theirs, "a", "h", ens_int(5));
+    s_set(s.ours, "b", "~src", ens_str("<b >")); /* saved again in another layout */
+    s_del(s.theirs, "b");
+    s_merge(&s, (ens_merge_prefer)prefer, ENS_MERGE_BY_ID, 0);
+    assert_int_equal(s_int(s.theirs, "a", "w"), 10);
+    assert_int_equal(s_int(s.theirs, "a", "h"), 5);
+    ens_value v;
+    assert_int_equal(ens_obj_get(s_obj(s.theirs, "a"), "~src", &v), 0);
+    assert_memory_equal(v.u.s.ptr, prefer == ENS_MERGE_PREFER_OURS ? "<a w='10'>" : "<a h='5'>", v.u.s.len);
+    assert_null(s_obj(s.theirs, "b"));
+    s_done(&s);
+  }
+}
+
+static void test_inserts_where_both_removed_what_was_there_are_both_kept(void **state) {
+  (void)state;
+  s_three s = s_start();
+  s_del(s.ours, "c");
+  s_add(s.ours, "", 2, "item", "p");
+  s_del(s.theirs, "c");
+  s_add(s.theirs, "", 2, "item", "q");
+  s_merge(&s, ENS_MERGE_PREFER_THEIRS, ENS_MERGE_BY_ID, 0);
+  assert_string_equal(s_order(s.theirs, ""), "a b q p d e g");
+  s_done(&s);
+}
+
 static void test_references_are_rewritten_to_theirs_ids(void **state) {
   (void)state;
   s_three s = s_start();
@@ -526,6 +560,212 @@ static void test_bad_arguments_are_refused(void **state) {
   ens_doc_free(b);
 }
 
+/* --- real files ------------------------------------------------------------------- */
+
+static ens_doc *s_read_corpus(const char *rel, int svg) {
+  const char *corpus = tu_corpus_dir();
+  if (!corpus) return NULL;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", corpus, rel);
+  ens_doc *doc;
+  int rc = svg ? ens_svg_read_path(path, &doc) : ens_sfd_read_path(path, &doc);
+  if (rc) fail_msg("%s: %s", path, ens_error_last());
+  return doc;
+}
+
+/* doc written to its format and read back, as a file saved by an editor is. */
+static ens_doc *s_saved(const ens_doc *doc, int svg) {
+  unsigned char *bytes;
+  size_t len;
+  ens_doc *back;
+  assert_int_equal(svg ? ens_svg_write(doc, &bytes, &len) : ens_sfd_write(doc, &bytes, &len), 0);
+  if ((svg ? ens_svg_read(bytes, len, &back) : ens_sfd_read(bytes, len, &back)) != 0)
+    fail_msg("does not read back: %s", ens_error_last());
+  ens_free(bytes);
+  return back;
+}
+
+static void s_do(ens_doc *doc, int rc, ens_txn *t) {
+  if (rc) fail_msg("edit: %s", ens_error_last());
+  s_apply(doc, t);
+}
+#define S_DO(doc, call)    \
+  do {                     \
+    ens_txn *t_ = NULL;    \
+    int rc_ = (call);      \
+    s_do(doc, rc_, t_);    \
+  } while (0)
+
+static int64_t s_width(const ens_doc *doc, const char *glyph) {
+  ens_value v;
+  const ens_obj *g = ens_glyph_find(doc, glyph);
+  assert_non_null(g);
+  assert_int_equal(ens_obj_get(g, "width", &v), 0);
+  return v.u.i;
+}
+
+static size_t s_contours(const ens_doc *doc, const char *glyph) {
+  const ens_obj *g = ens_glyph_find(doc, glyph);
+  assert_non_null(g);
+  for (size_t k = 0; k < ens_obj_child_count(g); k++) {
+    const ens_obj *l = ens_obj_child(g, k);
+    ens_value idx;
+    if (!strcmp(ens_obj_kind(l), ENS_SFD_LAYER) && ens_obj_get(l, "index", &idx) == 0 && idx.u.i == 1) {
+      size_t n = 0;
+      for (size_t c = 0; c < ens_obj_child_count(l); c++) n += !strcmp(ens_obj_kind(ens_obj_child(l, c)), ENS_SFD_CONTOUR);
+      return n;
+    }
+  }
+  return 0;
+}
+
+static size_t s_count_text(const unsigned char *text, size_t len, const char *needle) {
+  size_t n = 0, nl = strlen(needle);
+  for (size_t i = 0; i + nl <= len; i++) n += memcmp(text + i, needle, nl) == 0;
+  return n;
+}
+
+/* The file mirror's case on a real font: the session (theirs, sharing
+ * base's ids) changed some glyphs while the editor, holding base, changed
+ * others and saved (ours, read from the saved file). */
+static void test_a_font_edited_two_ways(void **state) {
+  (void)state;
+  ens_doc *base = s_read_corpus("sfd/fontforge-tests/Ambrosia.sfd", 0);
+  if (!base) skip();
+  ens_doc *editor = s_copy(base, 2), *theirs = s_copy(base, 3);
+  int64_t wa = s_width(base, "A"), wb = s_width(base, "B"), we = s_width(base, "E");
+  size_t cd = s_contours(base, "D");
+  ens_glyph_node tri[3] = {{10, 10, 0, 0, 0, 0, 0}, {110, 10, 0, 0, 0, 0, 0}, {60, 90, 0, 0, 0, 0, 0}};
+  ens_glyph_pt p0 = {0, 1};
+  /* the editor: A wider, a contour in D, E to 600, G gone, a new glyph */
+  S_DO(editor, ens_glyph_set_width(editor, "A", (int)wa + 10, &t_));
+  S_DO(editor, ens_glyph_add_contour(editor, "D", tri, 3, 1, &t_));
+  S_DO(editor, ens_glyph_set_width(editor, "E", 600, &t_));
+  S_DO(editor, ens_glyph_remove(editor, "G", &t_));
+  S_DO(editor, ens_glyph_add(editor, "merged", -1, 300, &t_));
+  /* the session: B wider, a point of C moved, E to 700, a point of G moved,
+   * the same new glyph with another width */
+  S_DO(theirs, ens_glyph_set_width(theirs, "B", (int)wb + 20, &t_));
+  S_DO(theirs, ens_glyph_move_points(theirs, "C", &p0, 1, 5, -5, &t_));
+  S_DO(theirs, ens_glyph_set_width(theirs, "E", 700, &t_));
+  S_DO(theirs, ens_glyph_move_points(theirs, "G", &p0, 1, 1, 1, &t_));
+  S_DO(theirs, ens_glyph_add(theirs, "merged", -1, 350, &t_));
+  ens_doc *ours = s_saved(editor, 0);
+  ens_doc *c_theirs = s_copy(theirs, 3);
+  ens_merge_opts opts = {ens_sfd_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS};
+  ens_merge *m;
+  if (ens_merge3(base, ours, theirs, &opts, &m) != 0) fail_msg("merge: %s", ens_error_last());
+  assert_int_equal(ens_doc_apply(theirs, ens_merge_txn(m), ENS_ORIGIN_LOCAL, NULL), 0);
+  /* each side's own changes arrived */
+  assert_int_equal(s_width(theirs, "A"), wa + 10);
+  assert_int_equal(s_width(theirs, "B"), wb + 20);
+  assert_int_equal(s_contours(theirs, "D"), cd + 1);
+  const ens_obj *pc = ens_obj_child(ens_obj_child(ens_obj_child(ens_glyph_find(theirs, "C"), 0), 0), 1);
+  const ens_obj *pc0 = ens_obj_child(ens_obj_child(ens_obj_child(ens_glyph_find(c_theirs, "C"), 0), 0), 1);
+  ens_value x, x0;
+  ens_obj_get(pc, "x", &x);
+  ens_obj_get(pc0, "x", &x0);
+  assert_true(ens_value_equal(&x, &x0)); /* theirs' move of C's point stays */
+  /* the conflicts: E's width, G deleted by ours and edited by theirs, and
+   * the new glyph's width; ours preferred */
+  assert_int_equal(ens_merge_conflict_count(m), 3);
+  const ens_merge_conflict *c = ens_merge_conflict_at(m, 0);
+  assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
+  assert_string_equal(c->path, "glyph G");
+  assert_int_equal(c->ours_kept, 1);
+  assert_null(ens_glyph_find(theirs, "G"));
+  c = ens_merge_conflict_at(m, 1);
+  assert_int_equal(c->kind, ENS_CONFLICT_SET);
+  assert_string_equal(c->path, "glyph E");
+  assert_string_equal(c->key, "width");
+  assert_int_equal(c->base.u.i, we);
+  assert_int_equal(c->ours.u.i, 600);
+  assert_int_equal(c->theirs.u.i, 700);
+  assert_int_equal(s_width(theirs, "E"), 600);
+  c = ens_merge_conflict_at(m, 2);
+  assert_int_equal(c->kind, ENS_CONFLICT_INSERT);
+  assert_string_equal(c->path, "glyph merged");
+  assert_string_equal(c->key, "width");
+  assert_int_equal(s_width(theirs, "merged"), 300);
+  /* the merged font writes, with one glyph named "merged", and reads back */
+  unsigned char *text;
+  size_t len;
+  assert_int_equal(ens_sfd_write(theirs, &text, &len), 0);
+  assert_int_equal(s_count_text(text, len, "StartChar: merged\n"), 1);
+  assert_int_equal(s_count_text(text, len, "StartChar: G\n"), 0);
+  ens_doc *back;
+  assert_int_equal(ens_sfd_read(text, len, &back), 0);
+  assert_int_equal(s_width(back, "A"), wa + 10);
+  assert_int_equal(s_width(back, "B"), wb + 20);
+  assert_int_equal(s_contours(back, "D"), cd + 1);
+  ens_free(text);
+  ens_doc_free(back);
+  ens_merge_free(m);
+  ens_doc_free(c_theirs);
+  ens_doc_free(ours);
+  ens_doc_free(editor);
+  ens_doc_free(theirs);
+  ens_doc_free(base);
+}
+
+static const char *s_attr(const ens_doc *doc, const char *address, const char *name) {
+  static char buf[256];
+  const ens_obj *o = ens_svg_find(doc, address);
+  ens_value v;
+  if (!o || ens_obj_get(o, name, &v) != 0 || v.type != ENS_STR) return NULL;
+  snprintf(buf, sizeof buf, "%.*s", (int)v.u.s.len, v.u.s.ptr);
+  return buf;
+}
+
+/* Two drawings saved from one (the merge driver's case): both read from
+ * files, matched by key. */
+static void test_a_drawing_edited_two_ways(void **state) {
+  (void)state;
+  ens_doc *base = s_read_corpus("svg/librsvg/rsvg/tests/fixtures/reftests/svg1.1/struct-group-03-t.svg", 1);
+  if (!base) skip();
+  ens_doc *a = s_copy(base, 2), *b = s_copy(base, 3);
+  static const char rect[] = "<rect id=\"added\" width=\"5\" height=\"5\"/>";
+  static const char circle[] = "<circle id=\"theirs-only\" r=\"3\"/>";
+  S_DO(a, ens_svg_set_attr(a, "#propertyCell", "fill", "red", &t_));
+  S_DO(a, ens_svg_set_attr(a, "#sampleCell", "fill", "blue", &t_));
+  S_DO(a, ens_svg_insert(a, "#test-body-content", 0, rect, strlen(rect), &t_));
+  S_DO(a, ens_svg_delete(a, "#revision", &t_));
+  S_DO(b, ens_svg_translate(b, "#grid", 4, 2, &t_));
+  S_DO(b, ens_svg_set_attr(b, "#sampleCell", "fill", "green", &t_));
+  S_DO(b, ens_svg_insert(b, "#test-body-content", 0, rect, strlen(rect), &t_));
+  S_DO(b, ens_svg_insert(b, "#test-body-content", -1, circle, strlen(circle), &t_));
+  ens_doc *ours = s_saved(a, 1), *theirs = s_saved(b, 1);
+  ens_merge_opts opts = {ens_svg_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_KEY, ENS_MERGE_PREFER_THEIRS};
+  ens_merge *m;
+  if (ens_merge3(base, ours, theirs, &opts, &m) != 0) fail_msg("merge: %s", ens_error_last());
+  assert_int_equal(ens_doc_apply(theirs, ens_merge_txn(m), ENS_ORIGIN_LOCAL, NULL), 0);
+  assert_int_equal(ens_merge_conflict_count(m), 1);
+  const ens_merge_conflict *c = ens_merge_conflict_at(m, 0);
+  assert_int_equal(c->kind, ENS_CONFLICT_SET);
+  assert_string_equal(c->key, "fill");
+  assert_int_equal(c->ours_kept, 0);
+  assert_string_equal(s_attr(theirs, "#propertyCell", "fill"), "red");
+  assert_string_equal(s_attr(theirs, "#sampleCell", "fill"), "green");
+  assert_non_null(s_attr(theirs, "#grid", "transform"));
+  assert_null(ens_svg_find(theirs, "#revision"));
+  assert_non_null(ens_svg_find(theirs, "#theirs-only"));
+  unsigned char *text;
+  size_t len;
+  assert_int_equal(ens_svg_write(theirs, &text, &len), 0);
+  assert_int_equal(s_count_text(text, len, "id=\"added\""), 1); /* inserted by both: once */
+  ens_doc *back;
+  assert_int_equal(ens_svg_read(text, len, &back), 0);
+  assert_string_equal(s_attr(back, "#propertyCell", "fill"), "red");
+  ens_free(text);
+  ens_doc_free(back);
+  ens_merge_free(m);
+  ens_doc_free(ours);
+  ens_doc_free(theirs);
+  ens_doc_free(a);
+  ens_doc_free(b);
+  ens_doc_free(base);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_unchanged_ours_gives_an_empty_transaction),
@@ -541,11 +781,15 @@ int main(void) {
       cmocka_unit_test(test_reorders_that_overlap_are_a_conflict_resolved_by_prefer),
       cmocka_unit_test(test_moves_to_two_parents_are_a_conflict),
       cmocka_unit_test(test_moves_that_make_a_cycle_give_way),
+      cmocka_unit_test(test_kept_text_is_merged_but_never_a_conflict_nor_an_edit),
+      cmocka_unit_test(test_inserts_where_both_removed_what_was_there_are_both_kept),
       cmocka_unit_test(test_references_are_rewritten_to_theirs_ids),
       cmocka_unit_test(test_local_properties_are_never_content),
       cmocka_unit_test(test_ours_matched_by_key_merges_like_ours_by_id),
       cmocka_unit_test(test_merging_is_deterministic),
       cmocka_unit_test(test_bad_arguments_are_refused),
+      cmocka_unit_test(test_a_font_edited_two_ways),
+      cmocka_unit_test(test_a_drawing_edited_two_ways),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

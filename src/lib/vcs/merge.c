@@ -332,17 +332,19 @@ int ens__merge_value_out(ens_merge *m, int side, ens_value v, ens_value *out) {
   return 0;
 }
 
-static int s_visible(const ens__prop *p) { return p->type != ENS_NIL && !ens__key_is_local(p->key); }
+static int s_visible(const ens__prop *p, int kept) {
+  return p->type != ENS_NIL && !ens__key_is_local(p->key) && (kept || !ens__key_is_kept_text(p->key));
+}
 
-int ens__merge_props_differ(const ens_merge *m, uint32_t i, int sa, int sb) {
+int ens__merge_props_differ(const ens_merge *m, uint32_t i, int sa, int sb, int kept) {
   const ens_obj *a = m->nodes[i].obj[sa], *b = m->nodes[i].obj[sb];
   size_t na = 0, nb = 0;
-  for (uint32_t k = 0; k < a->nprops; k++) na += s_visible(&a->props[k]);
-  for (uint32_t k = 0; k < b->nprops; k++) nb += s_visible(&b->props[k]);
+  for (uint32_t k = 0; k < a->nprops; k++) na += s_visible(&a->props[k], kept);
+  for (uint32_t k = 0; k < b->nprops; k++) nb += s_visible(&b->props[k], kept);
   if (na != nb) return 1;
   for (uint32_t k = 0; k < a->nprops; k++) {
     const ens__prop *p = &a->props[k];
-    if (!s_visible(p)) continue;
+    if (!s_visible(p, kept)) continue;
     ens_value va = ens__prop_value(p), vb;
     /* the same reader or replica keeps keys in the same order */
     if (k < b->nprops && b->props[k].type != ENS_NIL && strcmp(b->props[k].key, p->key) == 0) {

@@ -22,7 +22,7 @@ static int s_props(ens_merge *m, uint32_t i) {
   const ens_obj *b = n->obj[ENS__BASE], *o = n->obj[ENS__OURS], *t = n->obj[ENS__THEIRS];
   int prefer_ours = m->opts.prefer == ENS_MERGE_PREFER_OURS, rc = 0;
   if (!o || !t) return 0;
-  if (b && !ens__merge_props_differ(m, i, ENS__BASE, ENS__OURS)) return 0;
+  if (b && !ens__merge_props_differ(m, i, ENS__BASE, ENS__OURS, 1)) return 0;
   for (uint32_t k = 0; k < o->nprops && !rc; k++) {
     const ens__prop *p = &o->props[k];
     if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
@@ -35,7 +35,8 @@ static int s_props(ens_merge *m, uint32_t i) {
     if (ens__merge_value_eq(m, ENS__BASE, &vb, ENS__THEIRS, &vt)) {
       rc = s_set(m, t, p->key, &vo);
     } else if (!ens__merge_value_eq(m, ENS__OURS, &vo, ENS__THEIRS, &vt)) {
-      rc = ens__merge_conflict(m, b ? ENS_CONFLICT_SET : ENS_CONFLICT_INSERT, i, p->key, &vb, &vo, &vt, prefer_ours);
+      if (!ens__key_is_kept_text(p->key))
+        rc = ens__merge_conflict(m, b ? ENS_CONFLICT_SET : ENS_CONFLICT_INSERT, i, p->key, &vb, &vo, &vt, prefer_ours);
       if (!rc && prefer_ours) rc = s_set(m, t, p->key, &vo);
     }
   }
@@ -49,7 +50,8 @@ static int s_props(ens_merge *m, uint32_t i) {
     if (ens__merge_value_eq(m, ENS__BASE, &vb, ENS__THEIRS, &vt)) {
       rc = ens_txn_set(m->txn, t->id, p->key, vo);
     } else if (vt.type != ENS_NIL) {
-      rc = ens__merge_conflict(m, ENS_CONFLICT_SET, i, p->key, &vb, &vo, &vt, prefer_ours);
+      if (!ens__key_is_kept_text(p->key))
+        rc = ens__merge_conflict(m, ENS_CONFLICT_SET, i, p->key, &vb, &vo, &vt, prefer_ours);
       if (!rc && prefer_ours) rc = ens_txn_set(m->txn, t->id, p->key, vo);
     }
   }

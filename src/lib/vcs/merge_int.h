@@ -85,8 +85,16 @@ int ens__merge_value_out(ens_merge *m, int side, ens_value v, ens_value *out);
 ens_id ens__merge_tid(ens_merge *m, uint32_t i);
 int ens__merge_conflict(ens_merge *m, ens_conflict_kind kind, uint32_t node, const char *key, const ens_value *base,
                         const ens_value *ours, const ens_value *theirs, int ours_kept);
-/* 1 when a property differs between the objects of node i on sides sa, sb. */
-int ens__merge_props_differ(const ens_merge *m, uint32_t i, int sa, int sb);
+/* Properties whose key starts with '~' hold the text a format's reader
+ * kept so that writing gives the file back byte for byte (docs/sfd.md,
+ * docs/svg.md): they follow the properties they stand for, and a writer
+ * checks them against those. They are merged like the others, but they
+ * are never a conflict of their own nor an edit. */
+static inline int ens__key_is_kept_text(const char *key) { return key[0] == '~'; }
+
+/* 1 when a property differs between the objects of node i on sides sa, sb
+ * (kept text counted only with kept). */
+int ens__merge_props_differ(const ens_merge *m, uint32_t i, int sa, int sb, int kept);
 
 /* merge_tree.c: deleted groups, what is alive, merged parents. */
 int ens__merge_tree(ens_merge *m);

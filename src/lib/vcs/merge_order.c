@@ -4,8 +4,9 @@
  * O(n log n)); runs where all three agree stand, and between them a stretch
  * only one side changed takes that side's, a stretch where both only
  * inserted takes both (the preferred side's first; objects of base only
- * one side moved there count as inserted), and a stretch both changed
- * otherwise is a conflict: the preferred side's stands. */
+ * one side moved there count as inserted, and what base had there may be
+ * gone on both sides), and a stretch both changed otherwise is a
+ * conflict: the preferred side's stands. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,13 @@ static int s_same(const uint32_t *a, size_t na, const uint32_t *b, size_t nb) {
 static int s_has_base(const uint32_t *v, size_t n, const uint32_t *pos) {
   for (size_t k = 0; k < n; k++)
     if (pos[v[k]] != S_NONE) return 1;
+  return 0;
+}
+
+/* 1 when one of v[] is base's at a place in [from, to). */
+static int s_keeps(const uint32_t *v, size_t n, const uint32_t *pos, size_t from, size_t to) {
+  for (size_t k = 0; k < n; k++)
+    if (pos[v[k]] != S_NONE && pos[v[k]] >= from && pos[v[k]] < to) return 1;
   return 0;
 }
 
@@ -185,9 +193,11 @@ int ens__merge_order(const uint32_t *base, size_t nb, const uint32_t *ours, size
       s_put(&o, co, lo, 1, nchunk);
     } else if (s_same(co, lo, ct, lt)) {
       s_put(&o, co, lo, 0, nchunk);
-    } else if (!lb && !(s_has_base(co, lo, pos) && s_has_base(ct, lt, pos))) {
-      /* both inserted here: new objects, or objects of the list that only
-       * one side moved here, so that no two of base change order */
+    } else if (!s_keeps(co, lo, pos, ib, jb) && !s_keeps(ct, lt, pos, ib, jb) &&
+               !(s_has_base(co, lo, pos) && s_has_base(ct, lt, pos))) {
+      /* both only inserted here, after removing whatever base had here:
+       * new objects, or objects of the list that only one side moved here,
+       * so that no two of base change order */
       s_put(&o, first, lfirst, sfirst, nchunk);
       s_put(&o, second, lsecond, ssecond, nchunk);
     } else {

@@ -21,7 +21,7 @@ static int s_touched(const ens_merge *m, uint32_t i, int s) {
   const ens_obj *o = n->obj[s];
   if (!o) return 0;
   if (n->par[s] != n->par[ENS__BASE]) return 1;
-  if (ens__merge_props_differ(m, i, ENS__BASE, s)) return 1;
+  if (ens__merge_props_differ(m, i, ENS__BASE, s, 0)) return 1; /* kept text alone is no edit */
   uint32_t last = 0;
   for (uint32_t k = 0; k < o->nkids; k++) {
     uint32_t kn = ens__merge_node_of(m, s, o->kids[k]);
