@@ -58,8 +58,9 @@ int ens_svg_write_path(const ens_doc *doc, const char *path);
 
 /* Identity keys for ens_doc_diff (an ens_identity_fn; user is unused): an
  * element with an id attribute by "#" and its id (a name: 2), any other
- * node by its kind and its rank among its siblings of that kind ("rect[2]",
- * "#text[0]": a place, 1): with the diff's top-down matching, that is the
+ * node by its kind and its rank among its siblings of that kind since the
+ * nearest sibling before it that has an id ("rect[2]", "#text[0] after
+ * #layer1": a place, 1): with the diff's top-down matching, that is the
  * path of names and positions from the root. */
 int ens_svg_identity(const ens_obj *obj, char *key, size_t key_size, void *user);
 
