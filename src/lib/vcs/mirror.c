@@ -430,8 +430,9 @@ static void s_count_skip(const ens__op *op, int reason, void *user) {
  * them in the session. What that still lacks (edits the merge dropped or
  * left to the collaborator's side) comes from a diff, with objects the
  * session does not have under fresh ids of our site that the session will
- * never hand out. So the version reads as the save, and the next save
- * from it sends only what is new. */
+ * never hand out. So the version reads as the save (but for text kept for
+ * writing that changed alone, which the merge never counts as an edit),
+ * and the next save from it sends only what is new. */
 static int s_save_version(ens_mirror *m, s_version *basev, const ens_txn *txn, const ens_doc *saved, ens__fp *fp,
                           uint64_t hash, size_t len, s_version **out) {
   ens_doc *doc = ens_session_doc(m->s);
@@ -448,7 +449,17 @@ static int s_save_version(ens_mirror *m, s_version *basev, const ens_txn *txn, c
     ens_txn_free(applied);
     ens_txn_free(inverse);
   }
-  if (!rc && (skipped || ens_doc_content_hash(d) != want)) {
+  int differs = !rc && (skipped || ens_doc_content_hash(d) != want);
+  if (differs) {
+    /* text the reader kept that changed alone (a save in another layout)
+     * is no edit to the merge, and counts nowhere: no diff for it */
+    ens__fp got;
+    if (ens__fp_make(d, &got) == 0) {
+      differs = ens__fp_distance(&got, fp) != 0;
+      ens__fp_free(&got);
+    }
+  }
+  if (differs) {
     ens_txn *diff = NULL;
     ens_doc_set_site(d, ens_doc_site(doc));
     if (d->counter < doc->counter) d->counter = doc->counter;
