@@ -68,6 +68,9 @@ typedef struct {
    * the session's (the collaborator's) value; NIL when absent */
   ens_value base, ours, theirs;
   int ours_kept;      /* 1 when the save's side stands (the collaborator's value is replaced) */
+  /* ENS_CONFLICT_DELETE: 1 when the collaborator deleted what the save
+   * edited, 0 when the save deleted what the collaborator had edited */
+  int theirs_deleted;
   uint32_t site;      /* who made the session's side: their site, 0 when not known */
   const char *who;    /* their name ("site 7" when they gave none; "an earlier save of this file"; "" unknown) */
   uint64_t seq;       /* the place of their change in the session's order, 0 when not known */

@@ -288,16 +288,22 @@ static void s_tell(const cli_mirror *m, const ens_mirror_result *r) {
                s_value(&c->theirs, a, sizeof a), s_value(&c->ours, b, sizeof b));
       break;
     case ENS_CONFLICT_DELETE:
-      if (c->ours_kept) s_warn("%s: your save brought back %s, which %s had deleted", m->path, c->path, who);
-      else
+      if (c->theirs_deleted)
         s_warn("%s: part of your save was not applied: %s was deleted by %s%s%s", m->path, c->path, who,
                c->key ? "; your change to " : "", c->key ? c->key : "");
+      else if (c->ours_kept)
+        s_warn("%s: your save deleted %s, which %s had changed since you opened it", m->path, c->path, who);
+      else
+        s_warn("%s: your deletion of %s was not applied: %s had changed it since you opened it", m->path, c->path,
+               who);
       break;
     case ENS_CONFLICT_MOVE:
-      s_warn("%s: %s was moved by %s too; %s place stands", m->path, c->path, who, c->ours_kept ? "your" : "their");
+      s_warn("%s: %s was moved or reordered by %s too; %s stands", m->path, c->path, who,
+             c->ours_kept ? "yours" : "theirs");
       break;
     case ENS_CONFLICT_INSERT:
-      s_warn("%s: %s was added by %s too, with other content; %s stands", m->path, c->path, who,
+      s_warn("%s: %s was added by %s too, with another %s: %s -> %s (%s stands)", m->path, c->path, who,
+             c->key ? c->key : "content", s_value(&c->theirs, a, sizeof a), s_value(&c->ours, b, sizeof b),
              c->ours_kept ? "yours" : "theirs");
       break;
     }

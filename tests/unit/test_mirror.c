@@ -517,6 +517,7 @@ static void test_an_edit_of_what_a_collaborator_deleted_is_told_once(void **stat
   assert_int_equal(ens_mirror_result_conflict_count(r), 1);
   const ens_mirror_conflict *c = ens_mirror_result_conflict_at(r, 0);
   assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
+  assert_true(c->theirs_deleted);
   assert_false(c->ours_kept);
   assert_string_equal(c->who, "Bram");
   ens_mirror_result_free(r);
@@ -609,6 +610,38 @@ static void test_the_fingerprint_distance_counts_what_differs(void **state) {
   free(two);
 }
 
+static void test_a_save_deleting_what_a_collaborator_changed_names_them(void **state) {
+  (void)state;
+  s_world w;
+  s_world_up_as(&w, 0, 1);
+  size_t len;
+  char *opened = s_write(&w, &len);
+  s_collab_fill(&w, "r2", "#222222");
+  /* the editor, which never saw that, deletes r2 */
+  const char *line = strstr(opened, "    <rect id=\"r2\"");
+  assert_non_null(line);
+  const char *end = strchr(line, '\n') + 1;
+  size_t before = (size_t)(line - opened), after = len - (size_t)(end - opened);
+  char *saved = malloc(before + after + 1);
+  memcpy(saved, opened, before);
+  memcpy(saved + before, end, after);
+  saved[before + after] = '\0';
+  ens_mirror_result *r;
+  assert_int_equal(ens_mirror_save(w.m, saved, before + after, &r), 0);
+  assert_int_equal(ens_mirror_result_conflict_count(r), 1);
+  const ens_mirror_conflict *c = ens_mirror_result_conflict_at(r, 0);
+  assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
+  assert_false(c->theirs_deleted);
+  assert_true(c->ours_kept); /* the save is ordered after: the delete stands */
+  assert_string_equal(c->who, "Bram");
+  ens_mirror_result_free(r);
+  s_settle(&w);
+  assert_null(ens_svg_find(ens_session_doc(w.b), "#r2"));
+  free(opened);
+  free(saved);
+  s_world_down(&w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_the_fingerprint_distance_counts_what_differs),
@@ -623,6 +656,7 @@ int main(void) {
       cmocka_unit_test(test_an_element_the_editor_added_is_edited_by_its_next_save),
       cmocka_unit_test(test_an_edit_of_what_a_collaborator_deleted_is_told_once),
       cmocka_unit_test(test_a_save_sent_again_after_a_stop_takes_back_nothing),
+      cmocka_unit_test(test_a_save_deleting_what_a_collaborator_changed_names_them),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -399,11 +399,17 @@ static int s_result_conflicts(ens_mirror *m, ens_mirror_result *r, const ens_doc
     o->ours = c->ours;
     o->theirs = c->theirs;
     o->ours_kept = c->ours_kept;
+    o->theirs_deleted = c->kind == ENS_CONFLICT_DELETE && (c->id == ENS_ID_NONE || !ens_doc_get(theirs, c->id));
     o->who = r->who[r->n++];
     uint32_t site = 0;
     uint64_t seq = 0;
-    if (c->id != ENS_ID_NONE && (ens__who_find(&m->who, theirs, c->id, c->key, &site, &seq) ||
-                                 ens__who_find(&m->who, base, c->id, c->key, &site, &seq))) {
+    int found = 0;
+    if (c->id != ENS_ID_NONE)
+      found = o->kind == ENS_CONFLICT_DELETE && !o->theirs_deleted
+                  ? ens__who_find_within(&m->who, theirs, c->id, &site, &seq)
+                  : ens__who_find(&m->who, theirs, c->id, c->key, &site, &seq) ||
+                        ens__who_find(&m->who, base, c->id, c->key, &site, &seq);
+    if (found) {
       o->site = site;
       o->seq = seq;
       const char *name = ens__who_name_of(&m->who, site);

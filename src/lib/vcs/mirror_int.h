@@ -38,6 +38,10 @@ int ens__who_note(ens__who *w, const ens_txn *txn, uint32_t site, uint64_t seq);
  * object, else its nearest ancestor in doc that someone inserted, moved or
  * deleted. 1 with *site and *seq when known, 0 when not. */
 int ens__who_find(const ens__who *w, const ens_doc *doc, ens_id obj, const char *key, uint32_t *site, uint64_t *seq);
+/* The latest change anyone made inside obj's subtree in doc (its own and
+ * its descendants' properties, inserts and moves): what a delete of it
+ * would take away. 1 with *site and *seq when known, 0 when not. */
+int ens__who_find_within(const ens__who *w, const ens_doc *doc, ens_id obj, uint32_t *site, uint64_t *seq);
 /* Forgets what happened at or before seq (no version of the file is older). */
 void ens__who_prune(ens__who *w, uint64_t seq);
 /* The name a site goes by; replace 0 keeps an existing one. */

@@ -90,6 +90,47 @@ int ens__who_find(const ens__who *w, const ens_doc *doc, ens_id obj, const char 
   return 0;
 }
 
+typedef struct {
+  const ens__who *w;
+  uint32_t site;
+  uint64_t seq;
+  int found;
+} s_within;
+
+static void s_better(s_within *x, uint32_t site, uint64_t seq) {
+  if (!x->found || seq > x->seq) {
+    x->site = site;
+    x->seq = seq;
+    x->found = 1;
+  }
+}
+
+static int s_within_fn(const ens_obj *obj, size_t depth, void *user) {
+  (void)depth;
+  s_within *x = user;
+  uint32_t site;
+  uint64_t seq;
+  ens_id id = ens_obj_id(obj);
+  if (s_get(x->w, id, 0, &site, &seq)) s_better(x, site, seq);
+  for (size_t i = 0; i < ens_obj_prop_count(obj); i++) {
+    const char *key;
+    ens_value v;
+    if (ens_obj_prop_at(obj, i, &key, &v) == 0 && s_get(x->w, id, s_key_hash(key), &site, &seq)) s_better(x, site, seq);
+  }
+  return 0;
+}
+
+int ens__who_find_within(const ens__who *w, const ens_doc *doc, ens_id obj, uint32_t *site, uint64_t *seq) {
+  const ens_obj *o = doc ? ens_doc_get(doc, obj) : NULL;
+  if (!o || !w->cap) return 0;
+  s_within x = {w, 0, 0, 0};
+  ens_obj_walk(o, s_within_fn, &x);
+  if (!x.found) return 0;
+  *site = x.site;
+  *seq = x.seq;
+  return 1;
+}
+
 void ens__who_prune(ens__who *w, uint64_t seq) {
   if (seq > w->pruned_below) w->pruned_below = seq;
 }
