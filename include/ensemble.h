@@ -9,6 +9,7 @@
 #include "ensemble/txn.h"
 #include "ensemble/undo.h"
 #include "ensemble/diff.h"
+#include "ensemble/merge.h"
 #include "ensemble/sfd.h"
 #include "ensemble/glyph.h"
 #include "ensemble/svg.h"
@@ -16,5 +17,6 @@
 #include "ensemble/format.h"
 #include "ensemble/render.h"
 #include "ensemble/session.h"
+#include "ensemble/mirror.h"
 
 #endif
