@@ -94,7 +94,7 @@ int cli_read_file(const char *path, size_t max, char **data, size_t *len, char *
  * the new one and never half of one. A symbolic link is written through
  * (its target is replaced, in the target's directory); an existing file
  * keeps its mode and, where this process may give it, its owner. The
- * temporary file is ".NAME.tmp-ensemble-PID.XXXXXX"; those of writers that
+ * temporary file is ".NAME.tmp.ensemble-PID.XXXXXX"; those of writers that
  * were killed are removed first. -1 with a message in err. */
 int cli_write_atomic(const char *path, const void *data, size_t len, char *err, size_t err_size);
 

@@ -70,7 +70,7 @@ done:
 /* At most this much of a file's name goes into its temporary files' names,
  * so that they stay within NAME_MAX. */
 #define TEMP_BASE_MAX 200
-#define TEMP_TAG ".tmp-ensemble-"
+#define TEMP_TAG ".tmp.ensemble-"
 
 char *cli_resolve_links(const char *path) {
   char *cur = strdup(path);
@@ -118,7 +118,7 @@ static void s_split(const char *path, char *dir, size_t dcap, const char **base)
   }
 }
 
-/* 1 when name is one of base's temporary files, ".BASE.tmp-ensemble-PID.XXXXXX",
+/* 1 when name is one of base's temporary files, ".BASE.tmp.ensemble-PID.XXXXXX",
  * made by a process that is gone. */
 static int s_stale_temp(const char *name, const char *base) {
   size_t bl = strlen(base);

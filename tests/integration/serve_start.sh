@@ -134,6 +134,8 @@ if ! command -v strace >/dev/null 2>&1; then
   echo "skipped: interrupted first starts (strace is not installed)"
 elif ! strace -f -qq -o /dev/null true >/dev/null 2>&1; then
   echo "skipped: interrupted first starts (strace cannot trace here)"
+elif ! env --default-signal=INT true >/dev/null 2>&1; then
+  echo "skipped: interrupted first starts (this env cannot restore SIGINT's default action)"
 else
   parts=$((parts + 1))
   # SIGKILL at the 1st, 2nd, ... sync until the start gets past them all,

@@ -132,11 +132,11 @@ static void test_only_dead_writers_temporary_files_are_cleaned(void **state) {
   char p[128], gone[160], alive[160], mine[160], other[160], odd[160];
   s_path(p, sizeof p, "d.svg");
   assert_int_equal(ens__file_write_atomic(p, "d", 1), 0);
-  snprintf(gone, sizeof gone, "%s/.d.svg.tmp-ensemble-%ld.AbC123", s_dir, (long)dead);
-  snprintf(alive, sizeof alive, "%s/.d.svg.tmp-ensemble-%ld.AbC123", s_dir, (long)getppid());
-  snprintf(mine, sizeof mine, "%s/.d.svg.tmp-ensemble-%ld.AbC123", s_dir, (long)getpid());
-  snprintf(other, sizeof other, "%s/.e.svg.tmp-ensemble-%ld.AbC123", s_dir, (long)dead);
-  snprintf(odd, sizeof odd, "%s/.d.svg.tmp-ensemble-%ld.AbC12", s_dir, (long)dead);
+  snprintf(gone, sizeof gone, "%s/.d.svg.tmp.ensemble-%ld.AbC123", s_dir, (long)dead);
+  snprintf(alive, sizeof alive, "%s/.d.svg.tmp.ensemble-%ld.AbC123", s_dir, (long)getppid());
+  snprintf(mine, sizeof mine, "%s/.d.svg.tmp.ensemble-%ld.AbC123", s_dir, (long)getpid());
+  snprintf(other, sizeof other, "%s/.e.svg.tmp.ensemble-%ld.AbC123", s_dir, (long)dead);
+  snprintf(odd, sizeof odd, "%s/.d.svg.tmp.ensemble-%ld.AbC12", s_dir, (long)dead);
   s_touch(gone);
   s_touch(alive);
   s_touch(mine);

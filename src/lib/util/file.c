@@ -91,7 +91,7 @@ int ens__file_write_atomic_ex(const char *path, const void *data, size_t len, in
 /* At most this much of a file's name goes into its temporary files' names,
  * so that they stay within NAME_MAX. */
 #define TEMP_BASE_MAX 200
-#define TEMP_TAG ".tmp-ensemble-"
+#define TEMP_TAG ".tmp.ensemble-"
 
 char *ens__file_resolve(const char *path) {
   char *cur = strdup(path);
@@ -140,7 +140,7 @@ static void s_split(const char *path, char *dir, size_t dcap, const char **base)
 }
 
 /* 1 when name is a temporary file of base's (any base when NULL) made by
- * a process that is gone: ".BASE.tmp-ensemble-PID.XXXXXX". */
+ * a process that is gone: ".BASE.tmp.ensemble-PID.XXXXXX". */
 static int s_stale_temp(const char *name, const char *base) {
   if (name[0] != '.') return 0;
   const char *p = name + 1, *tag;

@@ -14,7 +14,7 @@ int ens__file_read_all(const char *path, size_t max, char **data, size_t *len);
  * never a part. A symbolic link is written through: its target is
  * replaced, in the target's directory, and the link stays. An existing
  * file keeps its mode and, where this process may give it, its owner.
- * The temporary file is ".NAME.tmp-ensemble-PID.XXXXXX" beside the target. */
+ * The temporary file is ".NAME.tmp.ensemble-PID.XXXXXX" beside the target. */
 int ens__file_write_atomic(const char *path, const void *data, size_t len);
 /* The same with the file's mode (-1: an existing file's, else 0666 less
  * the umask) and, when replace is 0, ENS_EEXISTS rather than replacing an
