@@ -150,10 +150,12 @@ if ! command -v strace >/dev/null 2>&1 || ! strace -f -qq -o /dev/null true >/de
   echo "skipped: killed writers (strace is not installed or cannot trace here)"
 else
   KILLS="-e trace=rename,renameat,renameat2 -e inject=rename,renameat,renameat2:signal=KILL"
+  # LeakSanitizer cannot run under ptrace: the traced runs go without it
+  NOLEAK="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
   mkdir -p "$TMP/kill"
   cp "$FONT" "$TMP/kill/f.sfd"
   # serve: the write-back at its stop is killed as it renames
-  strace -f -qq -o /dev/null $KILLS sh -c 'echo $$ >"$0"; exec "$@"' "$LOGS/pid" \
+  env "$NOLEAK" strace -f -qq -o /dev/null $KILLS sh -c 'echo $$ >"$0"; exec "$@"' "$LOGS/pid" \
     "$BIN" serve --bind 'tcp://127.0.0.1:*' "$TMP/kill/f.sfd" >"$LOGS/k.out" 2>"$LOGS/k.err" &
   tp=$!
   if wait_line "$LOGS/k.out" "$tp"; then
@@ -177,7 +179,7 @@ else
   # cat -o: the library's writer
   mkdir -p "$TMP/killcat"
   cp "$FONT" "$TMP/killcat/o.sfd"
-  strace -f -qq -o /dev/null $KILLS "$BIN" cat "$FONT" -o "$TMP/killcat/o.sfd" >"$LOGS/kc.out" 2>"$LOGS/kc.err"
+  env "$NOLEAK" strace -f -qq -o /dev/null $KILLS "$BIN" cat "$FONT" -o "$TMP/killcat/o.sfd" >"$LOGS/kc.out" 2>"$LOGS/kc.err"
   st=$?
   check "cat was killed at its rename (status $st)" [ "$st" -eq 137 ]
   check "the killed cat left o.sfd whole" cmp -s "$TMP/killcat/o.sfd" "$FONT"
