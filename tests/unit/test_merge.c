@@ -708,6 +708,44 @@ static void test_a_font_edited_two_ways(void **state) {
   ens_doc_free(base);
 }
 
+/* An editor that does not reload saves its stale copy: diffing the save
+ * against the session (what a mirror did) reverts the collaborator's
+ * change; the merge with the editor's own version as base keeps it. */
+static void test_a_stale_save_keeps_a_collaborators_change(void **state) {
+  (void)state;
+  ens_doc *base = s_read_corpus("sfd/fontforge-tests/Ambrosia.sfd", 0);
+  if (!base) skip();
+  ens_doc *editor = s_copy(base, 2), *session = s_copy(base, 3);
+  int64_t wa = s_width(base, "a"), wb = s_width(base, "b");
+  S_DO(session, ens_glyph_set_width(session, "b", 751, &t_)); /* the collaborator */
+  S_DO(editor, ens_glyph_set_width(editor, "a", (int)wa + 1, &t_));
+  ens_doc *save = s_saved(editor, 0);
+  /* the diff of the save against the session: b goes back */
+  ens_doc *by_diff = s_copy(session, 3);
+  ens_txn *t;
+  assert_int_equal(ens_doc_diff(by_diff, save, ens_sfd_identity, NULL, &t), 0);
+  s_apply(by_diff, t);
+  assert_int_equal(s_width(by_diff, "b"), wb);
+  /* the merge: both stay, no conflict */
+  ens_merge_opts opts = {ens_sfd_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS};
+  ens_merge *m;
+  assert_int_equal(ens_merge3(base, save, session, &opts, &m), 0);
+  assert_int_equal(ens_merge_conflict_count(m), 0);
+  /* only glyph a changes (its width and the text kept for its head) */
+  assert_true(ens_txn_op_count(ens_merge_txn(m)) >= 1);
+  for (size_t k = 0; k < ens_txn_op_count(ens_merge_txn(m)); k++)
+    assert_true(ens_txn_op_target(ens_merge_txn(m), k) == ens_obj_id(ens_glyph_find(session, "a")));
+  assert_int_equal(ens_doc_apply(session, ens_merge_txn(m), ENS_ORIGIN_LOCAL, NULL), 0);
+  assert_int_equal(s_width(session, "a"), wa + 1);
+  assert_int_equal(s_width(session, "b"), 751);
+  ens_merge_free(m);
+  ens_doc_free(by_diff);
+  ens_doc_free(save);
+  ens_doc_free(editor);
+  ens_doc_free(session);
+  ens_doc_free(base);
+}
+
 static const char *s_attr(const ens_doc *doc, const char *address, const char *name) {
   static char buf[256];
   const ens_obj *o = ens_svg_find(doc, address);
@@ -788,6 +826,7 @@ int main(void) {
       cmocka_unit_test(test_ours_matched_by_key_merges_like_ours_by_id),
       cmocka_unit_test(test_merging_is_deterministic),
       cmocka_unit_test(test_bad_arguments_are_refused),
+      cmocka_unit_test(test_a_stale_save_keeps_a_collaborators_change),
       cmocka_unit_test(test_a_font_edited_two_ways),
       cmocka_unit_test(test_a_drawing_edited_two_ways),
   };

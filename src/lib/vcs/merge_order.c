@@ -77,6 +77,10 @@ static void s_put(s_out *o, const uint32_t *v, size_t n, uint8_t src, uint32_t c
   }
 }
 
+/* Pairs compared at most, beyond which a list that both sides reordered
+ * that much is a conflict without looking further (16M: ~50 ms). */
+#define S_PAIRS_MAX ((uint64_t)1 << 24)
+
 /* 1 when every two children the three lists and the result share are in
  * the order one side gave them where the other kept base's (diff3 takes
  * whole stretches: moves on both sides can leave none that keeps every
@@ -112,7 +116,10 @@ static int s_pairs_agree(const uint32_t *base, size_t nb, const uint32_t *ours, 
   size_t nc = 0;
   for (size_t i = 0; i < nb; i++)
     if (ro[i] != S_NONE && rt[i] != S_NONE && rm[i] != S_NONE) common[nc++] = (uint32_t)i;
-  int agree = 1;
+  size_t nmoved = 0;
+  for (size_t a = 0; a < nc; a++) nmoved += moved[common[a]];
+  /* both sides reordered much of a long list: no need to count the ways */
+  int agree = (uint64_t)nmoved * nc <= S_PAIRS_MAX;
   for (size_t a = 0; a < nc && agree; a++) {
     uint32_t i = common[a];
     if (!moved[i]) continue;
