@@ -15,5 +15,6 @@
 #include "ensemble/svgedit.h"
 #include "ensemble/render.h"
 #include "ensemble/session.h"
+#include "ensemble/mirror.h"
 
 #endif
