@@ -106,6 +106,11 @@ typedef int (*cli_before_rename_fn)(const char *path, const char *tmp, void *use
 int cli_write_atomic_check(const char *path, const void *data, size_t len, cli_before_rename_fn check, void *user,
                            char *err, size_t err_size);
 
+/* How the names of the temporary files cli_write_atomic* makes for a file
+ * named base (a last path component) begin: ".BASE.tmp.ensemble-",
+ * malloc'd (NULL when out of memory). A watcher of the directory tells
+ * the writer's own rename by it. */
+char *cli_temp_prefix(const char *base);
 /* path with its symbolic links followed to the name they end at (which may
  * not exist yet), malloc'd; NULL with errno (ELOOP past 40 links). */
 char *cli_resolve_links(const char *path);

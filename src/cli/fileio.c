@@ -72,6 +72,14 @@ done:
 #define TEMP_BASE_MAX 200
 #define TEMP_TAG ".tmp.ensemble-"
 
+char *cli_temp_prefix(const char *base) {
+  size_t bl = strlen(base);
+  if (bl > TEMP_BASE_MAX) bl = TEMP_BASE_MAX;
+  char *p = malloc(bl + sizeof TEMP_TAG + 1);
+  if (p) sprintf(p, ".%.*s" TEMP_TAG, (int)bl, base);
+  return p;
+}
+
 char *cli_resolve_links(const char *path) {
   char *cur = strdup(path);
   for (int hops = 0; cur && hops <= 40; hops++) {
