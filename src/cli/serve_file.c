@@ -30,36 +30,56 @@ static void s_know(cli_serve_file *f, const void *bytes, size_t len) {
   f->known_hash = s_hash(bytes, len);
 }
 
-int cli_serve_file_open(cli_serve_file *f, const char *path, const char *store, char *err, size_t err_size) {
-  memset(f, 0, sizeof *f);
-  f->path = path;
-  f->store = store;
-  cli_clean_temps(path); /* what a writer killed before its rename left */
-  struct stat st;
-  if (stat(path, &st) != 0) {
-    if (errno == ENOENT) return 0; /* missing, or a link to nothing yet */
-    snprintf(err, err_size, "cannot read %s: %s", path, strerror(errno));
-    return -1;
-  }
-  if (cli_read_file(path, FILE_MAX, &f->bytes, &f->len, err, err_size)) return -1;
-  s_know(f, f->bytes, f->len);
-  return 0;
-}
-
-void cli_serve_file_close(cli_serve_file *f) {
-  free(f->bytes);
-  f->bytes = NULL;
-}
-
-int cli_serve_file_load_initial(ens_doc **doc, void *user) {
-  cli_serve_file *f = user;
+/* FILE's document, for a store that holds none; 1 with f->load_err. */
+static int s_parse(cli_serve_file *f, ens_doc **doc) {
   *doc = NULL;
   if (!f->bytes) {
     snprintf(f->load_err, sizeof f->load_err, "%s does not exist, and %s holds no document to serve", f->path,
              f->store);
     return 1;
   }
-  if (cli_doc_parse(f->path, f->bytes, f->len, doc, f->load_err, sizeof f->load_err)) return 1;
+  return cli_doc_parse(f->path, f->bytes, f->len, doc, f->load_err, sizeof f->load_err) ? 1 : 0;
+}
+
+int cli_serve_file_open(cli_serve_file *f, const char *path, const char *store, char *err, size_t err_size) {
+  memset(f, 0, sizeof *f);
+  f->path = path;
+  f->store = store;
+  cli_clean_temps(path); /* what a writer killed before its rename left */
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    if (cli_read_file(path, FILE_MAX, &f->bytes, &f->len, err, err_size)) return -1;
+    s_know(f, f->bytes, f->len);
+  } else if (errno != ENOENT) { /* ENOENT: missing, or a link to nothing yet */
+    snprintf(err, err_size, "cannot read %s: %s", path, strerror(errno));
+    return -1;
+  }
+  /* a first start that cannot serve FILE (missing, or not readable as a
+   * document) leaves no empty store behind; the server takes the
+   * document parsed here when the store is still new (load_initial) */
+  if (stat(store, &st) != 0 && errno == ENOENT && s_parse(f, &f->first)) {
+    snprintf(err, err_size, "cannot start: %s; %s was not changed", f->load_err, path);
+    return -1;
+  }
+  return 0;
+}
+
+void cli_serve_file_close(cli_serve_file *f) {
+  free(f->bytes);
+  f->bytes = NULL;
+  ens_doc_free(f->first);
+  f->first = NULL;
+}
+
+int cli_serve_file_load_initial(ens_doc **doc, void *user) {
+  cli_serve_file *f = user;
+  *doc = NULL;
+  if (f->first) { /* parsed when the store did not exist yet */
+    *doc = f->first;
+    f->first = NULL;
+  } else if (s_parse(f, doc)) {
+    return 1;
+  }
   f->loaded = 1;
   f->seq_known = 1;
   f->seq = 0;

@@ -13,6 +13,7 @@ typedef struct {
   char *bytes;          /* FILE as read at the start (NULL when it did not exist) */
   size_t len;
   int loaded;           /* the store held no document: it started from FILE */
+  ens_doc *first;       /* FILE's document, read before a new store is made */
   char load_err[600];
   /* what FILE holds as far as this process knows (when known): its size
    * and hash when last read or written, and the seq its content is */
@@ -31,7 +32,9 @@ typedef struct {
 } cli_serve_file;
 
 /* Reads FILE (a missing one is no error), and removes what writers killed
- * before their rename left beside it. -1 with a message in err. */
+ * before their rename left beside it. When the store does not exist yet,
+ * FILE is parsed now, so that a start that could not serve it creates
+ * nothing. -1 with a message in err. */
 int cli_serve_file_open(cli_serve_file *f, const char *path, const char *store, char *err, size_t err_size);
 /* ens_server_opts.load_initial, with f as user: FILE's document. */
 int cli_serve_file_load_initial(ens_doc **doc, void *user);

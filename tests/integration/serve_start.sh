@@ -103,6 +103,20 @@ fresh "$TMP/empty"
 : >"$TMP/empty/f.sfd.ensemble"
 round "a 0-byte store" "$TMP/empty" && round "a 0-byte store, started again" "$TMP/empty"
 
+# --- a first start with nothing to serve -------------------------------------------
+# refused before a store exists: no empty store is left to be taken for one
+mkdir -p "$TMP/none"
+printf 'not a font\n' >"$TMP/none/bad.sfd"
+for name in missing.sfd bad.sfd; do
+  "$BIN" serve --bind 'tcp://127.0.0.1:*' "$TMP/none/$name" >"$TMP/none/out" 2>"$TMP/none/err" </dev/null
+  st=$?
+  check "a first start of $name: exit status 1 (got $st)" [ "$st" -eq 1 ]
+  check "a first start of $name: says it cannot start" grep -q "cannot start: .*$name was not changed" "$TMP/none/err"
+  check "a first start of $name: prints no serving line" [ ! -s "$TMP/none/out" ]
+  check "a first start of $name: leaves no store" [ ! -e "$TMP/none/$name.ensemble" ]
+done
+check "a first start of bad.sfd: bad.sfd unchanged" [ "$(cat "$TMP/none/bad.sfd")" = "not a font" ]
+
 # --- first starts cut short at each sync of the store ------------------------------
 # traced SIG K DIR: serve DIR/f.sfd with SIG delivered when it enters its K-th
 # fdatasync; sets $status and $served (1 when it got as far as serving).
