@@ -7,6 +7,7 @@
  * font is read. */
 #define _GNU_SOURCE
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 /* A string taken from the text is copied too (STR values end with a NUL);
  * bytes taken from it stay where they are. */
 typedef ens__prop s_pv;
+_Static_assert(offsetof(s_pv, u) == 8, "an entry is 8 bytes of key, type and length, then its value");
 
 typedef struct {
   uint32_t parent; /* node index, S_NONE under the root */
@@ -61,6 +63,7 @@ struct ens__sfd_reader {
   ens_doc *doc;
   const char **atoms; /* per key id */
   uint32_t *aidx;     /* atom index per key id */
+  uint64_t *head;     /* per key id, 2 per key: the first 8 bytes of a REAL, an INT entry (s_put_real) */
   const char *own;    /* text the caller put in the document (ens__sfd_reader_text) */
   const char *kinds[S_NKINDS];
   /* the text being read */
@@ -258,10 +261,11 @@ ens__sfd_reader *ens__sfd_reader_new(ens_doc *doc) {
   ens__sfd_reader *r = calloc(1, sizeof *r);
   int nk = ens__sfd_key_count();
   if (!r || !(r->atoms = calloc((size_t)nk, sizeof *r->atoms)) || !(r->aidx = calloc((size_t)nk, sizeof *r->aidx)) ||
-      !(r->rseen = calloc(ens__sfd_root_nkeys, 1))) {
+      !(r->head = calloc(2 * (size_t)nk, sizeof *r->head)) || !(r->rseen = calloc(ens__sfd_root_nkeys, 1))) {
     if (r) {
       free(r->atoms);
       free(r->aidx);
+      free(r->head);
     }
     free(r);
     s_oom();
@@ -275,6 +279,10 @@ ens__sfd_reader *ens__sfd_reader_new(ens_doc *doc) {
     const char *name = ens__sfd_key_name(k);
     if (!(r->atoms[k] = ens__atom(doc, name, strlen(name)))) goto fail;
     r->aidx[k] = ens__atom_index(r->atoms[k]);
+    s_pv h = {.key = r->aidx[k], .type = ENS_REAL, .arena = 1};
+    memcpy(&r->head[2 * k], &h, 8);
+    h.type = ENS_INT;
+    memcpy(&r->head[2 * k + 1], &h, 8);
   }
   for (int k = 0; k < S_NKINDS; k++)
     if (!(r->kinds[k] = ens__atom(doc, ens__sfd_kind_names[k], strlen(ens__sfd_kind_names[k])))) goto fail;
@@ -289,6 +297,7 @@ void ens__sfd_reader_free(ens__sfd_reader *r) {
   if (!r) return;
   free(r->atoms);
   free(r->aidx);
+  free(r->head);
   free(r->nodes);
   free(r->pvs);
   free(r->gpend);
@@ -547,8 +556,20 @@ typedef struct {
   uint32_t line;
 } s_cur;
 
-static inline void s_put_real(ens__sfd_reader *r, int key, double v) { s_pv_put(r, key, ENS_REAL)->u.r = v; }
-static inline void s_put_int(ens__sfd_reader *r, int key, int64_t v) { s_pv_put(r, key, ENS_INT)->u.i = v; }
+/* A point's numbers: the entry's key and type come as one word made at
+ * the start (r->head), stored at once; set field by field, the compiler
+ * reads back the word it has just stored, a stall on every property of
+ * every point. */
+static inline void s_put_real(ens__sfd_reader *r, int key, double v) {
+  s_pv *pv = &r->pvs[r->npv++];
+  memcpy(pv, &r->head[2 * key], 8);
+  pv->u.r = v;
+}
+static inline void s_put_int(ens__sfd_reader *r, int key, int64_t v) {
+  s_pv *pv = &r->pvs[r->npv++];
+  memcpy(pv, &r->head[2 * key + 1], 8);
+  pv->u.i = v;
+}
 
 static int s_point(s_cur *c, uint32_t contour, const ens__sfd_line *ln, const ens__sfd_point *p, uint32_t ln_index) {
   ens__sfd_reader *r = c->r;
