@@ -356,14 +356,22 @@ static const char *s_pos(ens__sfd_reader *r, size_t i, size_t n, char tmp[24], s
 
 static uint32_t s_node_add(ens__sfd_reader *r, int kind, uint32_t parent, const char *start, uint32_t line) {
   if (s_grow((void **)&r->nodes, &r->capn, r->nn + 1, sizeof(s_node))) return S_NONE;
+  /* every field set, not memset first: the compiler made the memset a
+   * string store, which the field writes after it then waited for */
   s_node *n = &r->nodes[r->nn];
-  memset(n, 0, sizeof *n);
+  n->parent = parent;
+  n->nkids = n->kidx = 0;
+  n->pv = (uint32_t)r->npv;
+  n->npv = 0;
+  n->line = line;
   n->kind = (uint8_t)kind;
   n->special = kind != S_POINT;
-  n->parent = parent;
+  n->has_index = 0;
+  n->index = 0;
   n->start = n->own = start;
-  n->line = line;
-  n->pv = (uint32_t)r->npv;
+  n->head = n->tail = NULL;
+  n->head_n = n->tail_n = 0;
+  n->obj = NULL;
   if (parent != S_NONE) r->nodes[parent].nkids++;
   return (uint32_t)r->nn++;
 }
