@@ -43,15 +43,17 @@ typedef struct {
   ens_obj *obj;
 } s_node;
 
+/* A reference waiting for the whole font. Small, and kept in blocks, as
+ * the id tables below are small and made to size: a temporary array of
+ * 128 KiB or more is a mapping of its own, and unmapping it costs a fresh
+ * process more than the rest of the work freeing does. */
 typedef struct {
   ens_obj *obj;
+  uint64_t key;  /* the glyph it names: s_mkey(section, number) */
   uint32_t slot; /* index of its glyph property in obj */
-  int64_t target;
-  uint32_t line;
-  uint32_t section;
   uint8_t by_enc;
-  uint32_t file; /* index into files, or S_NONE */
 } s_fix;
+#define S_FIX_BLOCK 2048
 
 typedef struct {
   struct s_pair *pairs;
@@ -88,8 +90,8 @@ struct ens__sfd_reader {
   int dir;
   int saw_end;
   /* resolution of references */
-  s_fix *fix;
-  size_t nfix, capfix;
+  s_fix **fix; /* blocks of S_FIX_BLOCK: s_fix_at */
+  size_t nfix, capfix; /* capfix: blocks */
   char **files;
   size_t nfiles, capfiles;
   s_map gids, encs;
@@ -100,6 +102,8 @@ struct ens__sfd_reader {
   /* positions of n children, for small n */
   char *pc[S_POS_CACHE + 1];
 };
+
+static inline s_fix *s_fix_at(ens__sfd_reader *r, size_t i) { return &r->fix[i / S_FIX_BLOCK][i % S_FIX_BLOCK]; }
 
 /* --- errors -------------------------------------------------------------------- */
 
@@ -219,22 +223,30 @@ static int s_keyed(ens__sfd_reader *r, s_pv **arr, size_t *n, size_t *cap, int k
  * hash table filled as glyphs come touches it at random. */
 typedef struct s_pair {
   uint64_t key;
-  uint64_t seq; /* order of insertion: the first glyph with a number keeps it */
-  ens_id val;
+  ens_id val; /* ids rise in the order glyphs are read: the first glyph with a number keeps it */
 } s_pair;
 
 static int s_map_put(s_map *m, uint64_t key, ens_id val) {
   if (s_grow((void **)&m->pairs, &m->cap, m->count + 1, sizeof(s_pair))) return s_oom();
   if (m->count && m->pairs[m->count - 1].key >= key) m->unsorted = 1;
-  m->pairs[m->count] = (s_pair){key, m->count, val};
-  m->count++;
+  m->pairs[m->count++] = (s_pair){key, val};
+  return 0;
+}
+
+/* Room for n pairs at once, so that a table holds no more than it must. */
+static int s_map_room(s_map *m, size_t n) {
+  if (n <= m->cap) return 0;
+  s_pair *np = realloc(m->pairs, n * sizeof *np);
+  if (!np) return s_oom();
+  m->pairs = np;
+  m->cap = n;
   return 0;
 }
 
 static int s_pair_cmp(const void *a, const void *b) {
   const s_pair *x = a, *y = b;
   if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
+  return x->val < y->val ? -1 : x->val > y->val;
 }
 
 static void s_map_seal(s_map *m) {
@@ -305,6 +317,7 @@ void ens__sfd_reader_free(ens__sfd_reader *r) {
   free(r->rpv);
   ens__buf_free(&r->rscratch);
   free(r->rseen);
+  for (size_t i = 0; i < r->capfix; i++) free(r->fix[i]);
   free(r->fix);
   for (size_t i = 0; i < r->nfiles; i++) free(r->files[i]);
   free(r->files);
@@ -522,15 +535,18 @@ static int s_build(ens__sfd_reader *r) {
         break;
       case S_PV_REF: {
         /* the slot waits for the glyph it names (s_resolve), as removed */
-        if (s_grow((void **)&r->fix, &r->capfix, r->nfix + 1, sizeof(s_fix))) return ENS_ENOMEM;
-        s_fix *f = &r->fix[r->nfix++];
+        if (r->nfix == r->capfix * S_FIX_BLOCK) {
+          s_fix **nb = realloc(r->fix, (r->capfix + 1) * sizeof *nb);
+          if (!nb) return s_oom();
+          r->fix = nb;
+          if (!(r->fix[r->capfix] = malloc(S_FIX_BLOCK * sizeof(s_fix)))) return s_oom();
+          r->capfix++;
+        }
+        s_fix *f = s_fix_at(r, r->nfix++);
         f->obj = o;
+        f->key = s_mkey(r->section, p->u.i);
         f->slot = j;
-        f->target = p->u.i;
         f->by_enc = (uint8_t)(p->len & 1);
-        f->line = p->len >> 1;
-        f->section = r->section;
-        f->file = r->file;
         p->type = ENS_NIL;
         p->len = 0;
         p->u.i = 0;
@@ -1047,6 +1063,7 @@ int ens__sfd_read_file_text(ens__sfd_reader *r, const char *data, size_t len) {
   if (rc) return rc;
   size_t ng = s_count_glyphs(r->buf, r->end);
   r->root_total = 2 * ng + 1;
+  if (s_map_room(&r->gids, ng) || s_map_room(&r->encs, ng)) return ENS_ENOMEM;
   if (ens__doc_reserve(r->doc, len / 20 + 16) || (rc = s_root_room(r))) return rc ? rc : s_oom();
   return s_font(r, 1);
 }
@@ -1152,12 +1169,12 @@ int ens__sfd_reader_finish(ens__sfd_reader *r) {
    * loads the rest */
   size_t nbad = 0;
   /* sorted only when looked up: encodings are for old Ref: lines alone */
-  for (size_t i = 0; i < r->nfix; i++) s_map_seal(r->fix[i].by_enc ? &r->encs : &r->gids);
+  for (size_t i = 0; i < r->nfix; i++) s_map_seal(s_fix_at(r, i)->by_enc ? &r->encs : &r->gids);
   for (size_t i = 0; i < r->nfix; i++) {
-    s_fix *f = &r->fix[i];
-    ens_id id = s_map_get(f->by_enc ? &r->encs : &r->gids, s_mkey(f->section, f->target));
+    s_fix *f = s_fix_at(r, i);
+    ens_id id = s_map_get(f->by_enc ? &r->encs : &r->gids, f->key);
     if (id == ENS_ID_NONE) {
-      r->fix[nbad++] = *f;
+      *s_fix_at(r, nbad++) = *f;
       continue;
     }
     ens__prop *slot = &f->obj->props[f->slot];
@@ -1167,19 +1184,19 @@ int ens__sfd_reader_finish(ens__sfd_reader *r) {
   /* the line of each dangling reference: its reference, or the first kerning
    * pair of its Kerns2: line */
   for (size_t i = 0; i < nbad; i++) {
-    ens_obj *o = r->fix[i].obj, *parent = o->parent;
+    ens_obj *o = s_fix_at(r, i)->obj, *parent = o->parent;
     if (o->kind == r->kinds[S_KERN]) {
       uint32_t at = 0;
       while (at < parent->nkids && parent->kids[at] != o) at++;
       while (at > 0 && !ens__obj_find_prop(parent->kids[at], r->atoms[S_K_HEAD])) at--;
       o = parent->kids[at];
     }
-    r->fix[i].obj = o;
+    s_fix_at(r, i)->obj = o;
   }
   for (size_t i = 0; i < nbad; i++) {
-    ens_obj *o = r->fix[i].obj;
+    ens_obj *o = s_fix_at(r, i)->obj;
     int dup = 0;
-    for (size_t j = 0; j < i && !dup; j++) dup = r->fix[j].obj == o;
+    for (size_t j = 0; j < i && !dup; j++) dup = s_fix_at(r, j)->obj == o;
     if (dup || o->kind == r->kinds[S_RAW]) continue;
     if ((rc = s_to_raw(r, o))) return rc;
   }
