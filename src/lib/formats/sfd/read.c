@@ -96,6 +96,8 @@ struct ens__sfd_reader {
   size_t nfiles, capfiles;
   s_map gids, encs;
   uint32_t section;
+  struct s_sec { size_t kid; uint32_t section; } *secs; /* where each section's glyphs start among the root's children */
+  size_t nsecs, capsecs;
   int64_t next_orig;
   ens__sfd_kernpair *kp;
   size_t kpcap;
@@ -216,11 +218,10 @@ static int s_keyed(ens__sfd_reader *r, s_pv **arr, size_t *n, size_t *cap, int k
 
 /* --- the id maps (gid and encoding to glyph) ---------------------------------------- */
 
-/* Glyph numbers are written as glyphs are read and looked up only when
- * the whole font is: pairs appended in order (a glyph's numbers mostly
- * rise through the file, so the table is usually sorted already), sorted
- * once if not, then searched. Appending touches memory in order, where a
- * hash table filled as glyphs come touches it at random. */
+/* Glyph numbers, looked up once the whole font is read (s_tables): pairs
+ * appended in the glyphs' order (their numbers mostly rise through the
+ * file, so the table is usually sorted already), sorted once if not, then
+ * searched. */
 typedef struct s_pair {
   uint64_t key;
   ens_id val; /* ids rise in the order glyphs are read: the first glyph with a number keeps it */
@@ -323,6 +324,7 @@ void ens__sfd_reader_free(ens__sfd_reader *r) {
   free(r->files);
   free(r->gids.pairs);
   free(r->encs.pairs);
+  free(r->secs);
   free(r->kp);
   for (size_t i = 0; i <= S_POS_CACHE; i++) free(r->pc[i]);
   free(r);
@@ -456,16 +458,10 @@ static int s_has_pv(const ens__sfd_reader *r, const s_node *n, int key) {
 }
 
 static int s_register_glyph(ens__sfd_reader *r, const s_node *n) {
-  int64_t enc = 0, gid = -1;
-  int has_enc = 0;
+  int64_t gid = -1;
   for (uint32_t i = 0; i < n->npv; i++) {
     const s_pv *pv = &r->pvs[n->pv + i];
-    if (pv->key == r->aidx[S_K_ENCODING]) {
-      enc = pv->u.i;
-      has_enc = 1;
-    } else if (pv->key == r->aidx[S_K_GID]) {
-      gid = pv->u.i;
-    }
+    if (pv->key == r->aidx[S_K_GID]) gid = pv->u.i;
   }
   if (gid < 0) { /* no third number, or a negative one: numbered by the running count */
     gid = r->next_orig;
@@ -480,9 +476,44 @@ static int s_register_glyph(ens__sfd_reader *r, const s_node *n) {
     slot->u.i = gid;
   }
   if (gid + 1 > r->next_orig) r->next_orig = gid + 1;
-  int rc = s_map_put(&r->gids, s_mkey(r->section, gid), n->obj->id);
-  if (!rc && has_enc) rc = s_map_put(&r->encs, s_mkey(r->section, enc), n->obj->id);
-  return rc;
+  return 0;
+}
+
+/* A section of glyphs (BeginChars) starts at the root's next child. */
+static int s_section(ens__sfd_reader *r, uint32_t section) {
+  if (s_grow((void **)&r->secs, &r->capsecs, r->nsecs + 1, sizeof *r->secs)) return ENS_ENOMEM;
+  r->secs[r->nsecs++] = (struct s_sec){r->root_kids, section};
+  r->section = section;
+  return 0;
+}
+
+/* The tables of glyph numbers (gid, and encoding slot when a reference
+ * names glyphs by it), made from the glyphs once the font is read and
+ * only when a reference needs them, after the per-glyph arrays are freed:
+ * their pages, already touched, then hold them. Filled as the glyphs
+ * were read, they touched fresh pages all through the load. */
+static int s_tables(ens__sfd_reader *r, int by_enc) {
+  free(r->nodes);
+  free(r->pvs);
+  free(r->gpend);
+  r->nodes = NULL;
+  r->pvs = r->gpend = NULL;
+  r->nn = r->capn = r->npv = r->cappv = r->ngp = r->capgp = 0;
+  const ens_obj *root = r->doc->root;
+  if (s_map_room(&r->gids, root->nkids) || (by_enc && s_map_room(&r->encs, root->nkids))) return ENS_ENOMEM;
+  uint32_t section = 0;
+  for (size_t i = 0, si = 0; i < root->nkids; i++) {
+    while (si < r->nsecs && r->secs[si].kid <= i) section = r->secs[si++].section;
+    const ens_obj *o = root->kids[i];
+    if (o->kind != r->kinds[S_GLYPH]) continue;
+    const ens__prop *g = ens__obj_find_prop(o, r->atoms[S_K_GID]); /* every glyph has one: s_register_glyph */
+    if (g && g->type == ENS_INT && s_map_put(&r->gids, s_mkey(section, g->u.i), o->id)) return ENS_ENOMEM;
+    const ens__prop *e = by_enc ? ens__obj_find_prop(o, r->atoms[S_K_ENCODING]) : NULL;
+    if (e && e->type == ENS_INT && s_map_put(&r->encs, s_mkey(section, e->u.i), o->id)) return ENS_ENOMEM;
+  }
+  s_map_seal(&r->gids);
+  s_map_seal(&r->encs);
+  return 0;
 }
 
 static int s_build(ens__sfd_reader *r) {
@@ -1040,7 +1071,7 @@ static int s_font(ens__sfd_reader *r, int expect_glyphs) {
     }
     if (w == S_W_BEGINCHARS) {
       in_chars = 1;
-      r->section++;
+      if ((rc = s_section(r, r->section + 1))) return rc;
       r->next_orig = 0;
     } else if (w == S_W_ENDCHARS) {
       in_chars = 0;
@@ -1063,7 +1094,6 @@ int ens__sfd_read_file_text(ens__sfd_reader *r, const char *data, size_t len) {
   if (rc) return rc;
   size_t ng = s_count_glyphs(r->buf, r->end);
   r->root_total = 2 * ng + 1;
-  if (s_map_room(&r->gids, ng) || s_map_room(&r->encs, ng)) return ENS_ENOMEM;
   if (ens__doc_reserve(r->doc, len / 20 + 16) || (rc = s_root_room(r))) return rc ? rc : s_oom();
   return s_font(r, 1);
 }
@@ -1073,8 +1103,7 @@ int ens__sfd_read_props_text(ens__sfd_reader *r, const char *data, size_t len, s
   if (rc) return rc;
   r->dir = 1;
   r->root_total = nglyphs ? nglyphs : 1;
-  r->section = 1;
-  if ((rc = s_root_room(r))) return rc;
+  if ((rc = s_section(r, 1)) || (rc = s_root_room(r))) return rc;
   return s_font(r, 0);
 }
 
@@ -1168,8 +1197,10 @@ int ens__sfd_reader_finish(ens__sfd_reader *r) {
    * kept as text afterwards, as FontForge drops such a reference and
    * loads the rest */
   size_t nbad = 0;
-  /* sorted only when looked up: encodings are for old Ref: lines alone */
-  for (size_t i = 0; i < r->nfix; i++) s_map_seal(s_fix_at(r, i)->by_enc ? &r->encs : &r->gids);
+  /* encodings are for old Ref: lines alone */
+  int by_enc = 0;
+  for (size_t i = 0; i < r->nfix && !by_enc; i++) by_enc = s_fix_at(r, i)->by_enc;
+  if (r->nfix && (rc = s_tables(r, by_enc))) return rc;
   for (size_t i = 0; i < r->nfix; i++) {
     s_fix *f = s_fix_at(r, i);
     ens_id id = s_map_get(f->by_enc ? &r->encs : &r->gids, f->key);
