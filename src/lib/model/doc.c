@@ -57,6 +57,17 @@ void *ens__doc_arena_alloc(ens_doc *doc, size_t n, size_t align) {
   return nb->data;
 }
 
+void *ens__doc_arena_room(ens_doc *doc, size_t align, size_t *avail) {
+  ens__arena_block *b = doc->arena;
+  size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;
+  if (!b || at > b->cap) {
+    *avail = 0;
+    return NULL;
+  }
+  *avail = b->cap - at;
+  return (char *)b->data + at;
+}
+
 int ens__doc_reserve_arena(ens_doc *doc, size_t bytes) {
   ens__arena_block *b = doc->arena;
   if (b && b->cap - b->used >= bytes) return 0;

@@ -224,6 +224,12 @@ int ens__obj_move(ens_doc *doc, ens_obj *obj, ens_obj *parent, const char *pos, 
  * to alignof(max_align_t)); NULL when out of memory. Freed only with the
  * document. */
 void *ens__doc_arena_alloc(ens_doc *doc, size_t n, size_t align);
+/* The free room at the end of the arena's newest block, aligned to align:
+ * a reader may write there, then take what it wrote with
+ * ens__doc_arena_alloc(doc, n, align), which returns this same place when
+ * nothing else was taken from the arena in between. *avail receives the
+ * bytes there (0, and NULL returned, when there is no block). */
+void *ens__doc_arena_room(ens_doc *doc, size_t align, size_t *avail);
 /* A property array of n slots (nprops 0, room for exactly n) from the
  * arena, for a reader to fill with ens__obj_fill_prop or directly. */
 int ens__obj_arena_props(ens_doc *doc, ens_obj *obj, uint32_t n);

@@ -75,8 +75,14 @@ struct ens__sfd_reader {
   /* per-glyph intermediate tree */
   s_node *nodes;
   size_t nn, capn;
+  /* pending properties: where the arena has room, written straight into
+   * it (ens__doc_arena_room) and taken whole by s_build, so that they are
+   * the objects' arrays without a copy; else in heap, copied */
   s_pv *pvs;
   size_t npv, cappv;
+  int pvs_in_arena;
+  s_pv *pvs_heap; /* the heap array, kept for the glyphs that need it */
+  size_t cappv_heap;
   s_pv *gpend; /* keyed properties of the glyph being read */
   size_t ngp, capgp;
   ens_buf scratch;
@@ -131,8 +137,23 @@ static int s_grow(void **p, size_t *cap, size_t need, size_t size) {
   return 0;
 }
 
-/* Room for n more pending properties: the s_pv_* below then cannot fail. */
-static int s_pv_room(ens__sfd_reader *r, size_t n) { return s_grow((void **)&r->pvs, &r->cappv, r->npv + n, sizeof(s_pv)); }
+/* Room for n more pending properties: the s_pv_* below then cannot fail.
+ * Past the arena's room they move to the heap array. */
+static int s_pv_room(ens__sfd_reader *r, size_t n) {
+  if (r->npv + n <= r->cappv) return 0;
+  if (r->pvs_in_arena) {
+    if (s_grow((void **)&r->pvs_heap, &r->cappv_heap, r->npv + n, sizeof(s_pv))) return ENS_ENOMEM;
+    if (r->npv) memcpy(r->pvs_heap, r->pvs, r->npv * sizeof(s_pv));
+    r->pvs = r->pvs_heap;
+    r->cappv = r->cappv_heap;
+    r->pvs_in_arena = 0;
+    return 0;
+  }
+  int rc = s_grow((void **)&r->pvs, &r->cappv, r->npv + n, sizeof(s_pv));
+  r->pvs_heap = r->pvs;
+  r->cappv_heap = r->cappv;
+  return rc;
+}
 
 static s_pv *s_pv_put(ens__sfd_reader *r, int key, int type) {
   s_pv *pv = &r->pvs[r->npv++];
@@ -312,7 +333,7 @@ void ens__sfd_reader_free(ens__sfd_reader *r) {
   free(r->aidx);
   free(r->head);
   free(r->nodes);
-  free(r->pvs);
+  free(r->pvs_heap);
   free(r->gpend);
   ens__buf_free(&r->scratch);
   free(r->rpv);
@@ -434,7 +455,7 @@ static int s_close(ens__sfd_reader *r, uint32_t c, const char *end) {
   }
   if (n->kind == S_LAYER && n->has_index && s_pv_int(r, S_K_INDEX, n->index)) return ENS_ENOMEM;
   if (n->kind == S_GLYPH) {
-    if (s_grow((void **)&r->pvs, &r->cappv, r->npv + r->ngp, sizeof(s_pv))) return ENS_ENOMEM;
+    if (s_pv_room(r, r->ngp)) return ENS_ENOMEM;
     if (r->ngp) memcpy(r->pvs + r->npv, r->gpend, r->ngp * sizeof(s_pv)); /* gpend is NULL when empty */
     r->npv += r->ngp;
   }
@@ -494,11 +515,12 @@ static int s_section(ens__sfd_reader *r, uint32_t section) {
  * were read, they touched fresh pages all through the load. */
 static int s_tables(ens__sfd_reader *r, int by_enc) {
   free(r->nodes);
-  free(r->pvs);
+  free(r->pvs_heap);
   free(r->gpend);
   r->nodes = NULL;
-  r->pvs = r->gpend = NULL;
-  r->nn = r->capn = r->npv = r->cappv = r->ngp = r->capgp = 0;
+  r->pvs = r->pvs_heap = r->gpend = NULL;
+  r->pvs_in_arena = 0;
+  r->nn = r->capn = r->npv = r->cappv = r->cappv_heap = r->ngp = r->capgp = 0;
   const ens_obj *root = r->doc->root;
   if (s_map_room(&r->gids, root->nkids) || (by_enc && s_map_room(&r->encs, root->nkids))) return ENS_ENOMEM;
   uint32_t section = 0;
@@ -519,6 +541,16 @@ static int s_tables(ens__sfd_reader *r, int by_enc) {
 static int s_build(ens__sfd_reader *r) {
   ens_doc *doc = r->doc;
   char tmp[24];
+  /* pending properties in the arena become the document's: taken whole,
+   * with the slot kept back after them (the glyph's are last) */
+  int taken = r->pvs_in_arena;
+  if (taken) {
+    /* nothing else is taken from the arena while a glyph is read: were it,
+     * it would have written over these, and the read stops here */
+    if (ens__doc_arena_alloc(doc, (r->npv + 1) * sizeof(s_pv), alignof(s_pv)) != (void *)r->pvs)
+      return ens__error(ENS_EINVAL, "SFD reader: the arena was used while a glyph was read"); /* never */
+    r->pvs_in_arena = 0;
+  }
   for (size_t i = 0; i < r->nn; i++) {
     s_node *n = &r->nodes[i];
     ens_obj *parent;
@@ -545,7 +577,11 @@ static int s_build(ens__sfd_reader *r) {
     /* the pending properties are the object's entries: one copy into the
      * arena, then the few that need more (room for an implied gid too) */
     uint32_t np = n->npv + (n->kind == S_GLYPH && !s_has_pv(r, n, S_K_GID));
-    if (np) {
+    if (taken && (np == n->npv || n->pv + n->npv == r->npv)) {
+      o->props = n->npv ? r->pvs + n->pv : NULL; /* they are the document's already */
+      o->nprops = n->npv;
+      o->props_arena = 1;
+    } else if (np) {
       ens__prop *props = ens__doc_arena_alloc(doc, np * sizeof *props, alignof(ens__prop));
       if (!props) return s_oom();
       memcpy(props, r->pvs + n->pv, n->npv * sizeof *props);
@@ -591,14 +627,32 @@ static int s_build(ens__sfd_reader *r) {
       if (rc) return rc;
     }
   }
+  if (taken) { /* what follows them in the arena is not the reader's */
+    r->pvs = r->pvs_heap;
+    r->cappv = r->cappv_heap;
+    r->npv = 0;
+  }
   return 0;
 }
 
+/* Before each glyph: its pending properties go to the arena's free room
+ * when there is some, one slot kept back for an implied gid (s_build). */
 static void s_reset(ens__sfd_reader *r) {
   r->nn = 0;
   r->npv = 0;
   r->ngp = 0;
   r->scratch.len = 0;
+  size_t avail;
+  s_pv *room = ens__doc_arena_room(r->doc, alignof(s_pv), &avail);
+  if (room && avail / sizeof(s_pv) > 64) {
+    r->pvs = room;
+    r->cappv = avail / sizeof(s_pv) - 1;
+    r->pvs_in_arena = 1;
+  } else {
+    r->pvs = r->pvs_heap;
+    r->cappv = r->cappv_heap;
+    r->pvs_in_arena = 0;
+  }
 }
 
 /* --- one glyph ------------------------------------------------------------------ */
