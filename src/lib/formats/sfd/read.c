@@ -17,6 +17,7 @@
 
 #define S_NONE UINT32_MAX
 #define S_POS_CACHE 1024
+#define S_REF_BLOCK 4096
 
 /* A pending property: the document's own entry (key as the atom index),
  * copied as a block into the arena when its object is built. Two types
@@ -43,17 +44,6 @@ typedef struct {
   ens_obj *obj;
 } s_node;
 
-/* A reference waiting for the whole font. Small, and kept in blocks, as
- * the id tables below are small and made to size: a temporary array of
- * 128 KiB or more is a mapping of its own, and unmapping it costs a fresh
- * process more than the rest of the work freeing does. */
-typedef struct {
-  ens_obj *obj;
-  uint64_t key;  /* the glyph it names: s_mkey(section, number) */
-  uint32_t slot; /* index of its glyph property in obj */
-  uint8_t by_enc;
-} s_fix;
-#define S_FIX_BLOCK 2048
 
 typedef struct {
   struct s_pair *pairs;
@@ -96,13 +86,21 @@ struct ens__sfd_reader {
   int dir;
   int saw_end;
   /* resolution of references */
-  s_fix **fix; /* blocks of S_FIX_BLOCK: s_fix_at */
-  size_t nfix, capfix; /* capfix: blocks */
+  /* references and kerning pairs with a slot waiting for the glyph it
+   * names (S_PV_REF), in blocks of S_REF_BLOCK: 8 bytes each, and no
+   * array of 128 KiB or more, which would be a mapping of its own */
+  ens_obj ***refs;
+  size_t nrefs, caprefs; /* caprefs: blocks */
+  int refs_by_enc; /* some name it by its encoding slot */
+  ens_obj **bad;   /* references naming no glyph of the font */
+  size_t nbad, capbad;
   char **files;
   size_t nfiles, capfiles;
   s_map gids, encs;
   uint32_t section;
-  struct s_sec { size_t kid; uint32_t section; } *secs; /* where each section's glyphs start among the root's children */
+  /* where each section (BeginChars) starts: its first glyph among the
+   * root's children, its first waiting reference */
+  struct s_sec { size_t kid, ref; uint32_t section; } *secs;
   size_t nsecs, capsecs;
   int64_t next_orig;
   ens__sfd_kernpair *kp;
@@ -110,8 +108,6 @@ struct ens__sfd_reader {
   /* positions of n children, for small n */
   char *pc[S_POS_CACHE + 1];
 };
-
-static inline s_fix *s_fix_at(ens__sfd_reader *r, size_t i) { return &r->fix[i / S_FIX_BLOCK][i % S_FIX_BLOCK]; }
 
 /* --- errors -------------------------------------------------------------------- */
 
@@ -339,8 +335,9 @@ void ens__sfd_reader_free(ens__sfd_reader *r) {
   free(r->rpv);
   ens__buf_free(&r->rscratch);
   free(r->rseen);
-  for (size_t i = 0; i < r->capfix; i++) free(r->fix[i]);
-  free(r->fix);
+  free(r->bad);
+  for (size_t i = 0; i < r->caprefs; i++) free(r->refs[i]);
+  free(r->refs);
   for (size_t i = 0; i < r->nfiles; i++) free(r->files[i]);
   free(r->files);
   free(r->gids.pairs);
@@ -503,7 +500,7 @@ static int s_register_glyph(ens__sfd_reader *r, const s_node *n) {
 /* A section of glyphs (BeginChars) starts at the root's next child. */
 static int s_section(ens__sfd_reader *r, uint32_t section) {
   if (s_grow((void **)&r->secs, &r->capsecs, r->nsecs + 1, sizeof *r->secs)) return ENS_ENOMEM;
-  r->secs[r->nsecs++] = (struct s_sec){r->root_kids, section};
+  r->secs[r->nsecs++] = (struct s_sec){r->root_kids, r->nrefs, section};
   r->section = section;
   return 0;
 }
@@ -536,6 +533,39 @@ static int s_tables(ens__sfd_reader *r, int by_enc) {
   s_map_seal(&r->gids);
   s_map_seal(&r->encs);
   return 0;
+}
+
+/* The waiting slot of reference or kerning pair o, in section: the glyph
+ * it names, or removed (and o noted as naming none). */
+static int s_resolve(ens__sfd_reader *r, ens_obj *o, uint32_t section) {
+  for (uint32_t j = 0; j < o->nprops; j++) {
+    ens__prop *p = &o->props[j];
+    if (p->type != S_PV_REF) continue;
+    ens_id id = s_map_get(p->len & 1 ? &r->encs : &r->gids, s_mkey(section, p->u.i));
+    p->len = 0;
+    if (id != ENS_ID_NONE) {
+      p->type = ENS_REF;
+      p->u.ref = id;
+      return 0;
+    }
+    p->type = ENS_NIL;
+    p->u.i = 0;
+    if (s_grow((void **)&r->bad, &r->capbad, r->nbad + 1, sizeof *r->bad)) return ENS_ENOMEM;
+    r->bad[r->nbad++] = o;
+    return 0;
+  }
+  return 0;
+}
+
+/* Every waiting slot, in the order read. */
+static int s_resolve_all(ens__sfd_reader *r) {
+  int rc = s_tables(r, r->refs_by_enc);
+  uint32_t section = 0;
+  for (size_t i = 0, si = 0; i < r->nrefs && !rc; i++) {
+    while (si < r->nsecs && r->secs[si].ref <= i) section = r->secs[si++].section;
+    rc = s_resolve(r, r->refs[i / S_REF_BLOCK][i % S_REF_BLOCK], section);
+  }
+  return rc;
 }
 
 static int s_build(ens__sfd_reader *r) {
@@ -600,25 +630,18 @@ static int s_build(ens__sfd_reader *r) {
         p->type = ENS_STR;
         if (ens__prop_arena_str(doc, p, (const char *)r->scratch.data + p->u.i, p->len)) return s_oom();
         break;
-      case S_PV_REF: {
-        /* the slot waits for the glyph it names (s_resolve), as removed */
-        if (r->nfix == r->capfix * S_FIX_BLOCK) {
-          s_fix **nb = realloc(r->fix, (r->capfix + 1) * sizeof *nb);
+      case S_PV_REF: /* stays as it is until the whole font is read (s_resolve) */
+        if (r->nrefs == r->caprefs * S_REF_BLOCK) {
+          ens_obj ***nb = realloc(r->refs, (r->caprefs + 1) * sizeof *nb);
           if (!nb) return s_oom();
-          r->fix = nb;
-          if (!(r->fix[r->capfix] = malloc(S_FIX_BLOCK * sizeof(s_fix)))) return s_oom();
-          r->capfix++;
+          r->refs = nb;
+          if (!(r->refs[r->caprefs] = malloc(S_REF_BLOCK * sizeof(ens_obj *)))) return s_oom();
+          r->caprefs++;
         }
-        s_fix *f = s_fix_at(r, r->nfix++);
-        f->obj = o;
-        f->key = s_mkey(r->section, p->u.i);
-        f->slot = j;
-        f->by_enc = (uint8_t)(p->len & 1);
-        p->type = ENS_NIL;
-        p->len = 0;
-        p->u.i = 0;
+        r->refs[r->nrefs / S_REF_BLOCK][r->nrefs % S_REF_BLOCK] = o;
+        r->nrefs++;
+        r->refs_by_enc |= (int)(p->len & 1);
         break;
-      }
       default: break;
       }
     }
@@ -1250,38 +1273,24 @@ int ens__sfd_reader_finish(ens__sfd_reader *r) {
   /* references first; a line naming a glyph the font does not have is
    * kept as text afterwards, as FontForge drops such a reference and
    * loads the rest */
-  size_t nbad = 0;
-  /* encodings are for old Ref: lines alone */
-  int by_enc = 0;
-  for (size_t i = 0; i < r->nfix && !by_enc; i++) by_enc = s_fix_at(r, i)->by_enc;
-  if (r->nfix && (rc = s_tables(r, by_enc))) return rc;
-  for (size_t i = 0; i < r->nfix; i++) {
-    s_fix *f = s_fix_at(r, i);
-    ens_id id = s_map_get(f->by_enc ? &r->encs : &r->gids, f->key);
-    if (id == ENS_ID_NONE) {
-      *s_fix_at(r, nbad++) = *f;
-      continue;
-    }
-    ens__prop *slot = &f->obj->props[f->slot];
-    slot->type = ENS_REF;
-    slot->u.ref = id;
-  }
+  if (r->nrefs && (rc = s_resolve_all(r))) return rc;
+  size_t nbad = r->nbad;
   /* the line of each dangling reference: its reference, or the first kerning
    * pair of its Kerns2: line */
   for (size_t i = 0; i < nbad; i++) {
-    ens_obj *o = s_fix_at(r, i)->obj, *parent = o->parent;
+    ens_obj *o = r->bad[i], *parent = o->parent;
     if (o->kind == r->kinds[S_KERN]) {
       uint32_t at = 0;
       while (at < parent->nkids && parent->kids[at] != o) at++;
       while (at > 0 && !ens__obj_find_prop(parent->kids[at], r->atoms[S_K_HEAD])) at--;
       o = parent->kids[at];
     }
-    s_fix_at(r, i)->obj = o;
+    r->bad[i] = o;
   }
   for (size_t i = 0; i < nbad; i++) {
-    ens_obj *o = s_fix_at(r, i)->obj;
+    ens_obj *o = r->bad[i];
     int dup = 0;
-    for (size_t j = 0; j < i && !dup; j++) dup = s_fix_at(r, j)->obj == o;
+    for (size_t j = 0; j < i && !dup; j++) dup = r->bad[j] == o;
     if (dup || o->kind == r->kinds[S_RAW]) continue;
     if ((rc = s_to_raw(r, o))) return rc;
   }
