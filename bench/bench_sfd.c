@@ -32,6 +32,7 @@
 
 #include "ensemble.h"
 #include "formats/sfd/sfd_int.h"
+#include "model/doc.h"
 
 static double s_now(void) {
   struct timespec ts;
@@ -227,7 +228,7 @@ int main(int argc, char **argv) {
         return 1;
       }
       double t1 = s_now();
-      heap = s_heap() - before;
+      heap = s_heap() - before + ens__doc_pages_used(doc); /* malloc's, and the arena's huge-page region */
       objects = ens_doc_count(doc);
       if (ens_sfd_write_path(doc, out) != 0) {
         fprintf(stderr, "bench_sfd: writing %s: %s\n", out, ens_error_last());

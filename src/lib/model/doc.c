@@ -57,6 +57,13 @@ void *ens__doc_arena_alloc(ens_doc *doc, size_t n, size_t align) {
   return nb->data;
 }
 
+size_t ens__doc_pages_used(const ens_doc *doc) {
+  size_t n = 0;
+  for (const ens__arena_block *b = doc->arena; b; b = b->next)
+    if (b->pages) n += b->used;
+  return n;
+}
+
 void *ens__doc_arena_room(ens_doc *doc, size_t align, size_t *avail) {
   ens__arena_block *b = doc->arena;
   size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;

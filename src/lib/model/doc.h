@@ -224,6 +224,9 @@ int ens__obj_move(ens_doc *doc, ens_obj *obj, ens_obj *parent, const char *pos, 
  * to alignof(max_align_t)); NULL when out of memory. Freed only with the
  * document. */
 void *ens__doc_arena_alloc(ens_doc *doc, size_t n, size_t align);
+/* Bytes of the arena in regions from the kernel (ens__pages_alloc), used
+ * so far: memory the document holds that malloc's statistics do not see. */
+size_t ens__doc_pages_used(const ens_doc *doc);
 /* The free room at the end of the arena's newest block, aligned to align:
  * a reader may write there, then take what it wrote with
  * ens__doc_arena_alloc(doc, n, align), which returns this same place when
