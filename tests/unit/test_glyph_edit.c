@@ -671,6 +671,38 @@ static void test_rename_follows_everywhere(void **state) {
   ens_doc_free(doc);
 }
 
+/* FontForge reads a kerning class as "len names" with len in bytes,
+ * across line breaks: DejaVu has a class ending in a line break and a
+ * blank, so a line holding only a blank follows it. The classes after it
+ * are still renamed, with their lengths, and the one that runs over its
+ * line is kept as it was. */
+static void test_rename_in_a_kerning_class_that_runs_over_its_line(void **state) {
+  (void)state;
+  static const char old_block[] = "KernClass2: 2 2 \"kernc\"\n 3 A D\n 1 C\n 0 {} 0 {} 0 {} -30 {}\n";
+  static const char new_block[] = "KernClass2: 3+ 3 \"kernc\"\n 1 F\n 5 E C\n \n 3 A D\n 1 C\n 3 D A\n"
+                                  " 0 {} 0 {} 0 {} 0 {} 0 {} 0 {} 0 {} 0 {} -30 {}\n";
+  const char *at = strstr(s_font, old_block);
+  assert_non_null(at);
+  char font[sizeof s_font + sizeof new_block];
+  snprintf(font, sizeof font, "%.*s%s%s", (int)(at - s_font), s_font, new_block, at + strlen(old_block));
+  ens_doc *doc = s_read(font);
+  ens_txn *t;
+  S_OK(ens_glyph_rename(doc, "A", "Aalt", &t));
+  s_commit(doc, t);
+  char *out = s_write(doc);
+  s_contains(out, "KernClass2: 3+ 3 \"kernc\"\n 1 F\n 5 E C\n \n 6 Aalt D\n 1 C\n 6 D Aalt\n 0 {} 0 {}");
+  ens_free(out);
+  /* a removal drops the name from the classes after it too */
+  S_OK(ens_glyph_rename(doc, "Aalt", "A", &t));
+  s_commit(doc, t);
+  S_OK(ens_glyph_remove(doc, "D", &t));
+  s_commit(doc, t);
+  out = s_write(doc);
+  s_contains(out, "KernClass2: 3+ 3 \"kernc\"\n 1 F\n 5 E C\n \n 1 A\n 1 C\n 1 A\n 0 {} 0 {}");
+  ens_free(out);
+  ens_doc_free(doc);
+}
+
 static void test_unicode(void **state) {
   (void)state;
   ens_doc *doc = s_read(s_font);
@@ -946,6 +978,7 @@ int main(void) {
       cmocka_unit_test(test_reverse_keeps_the_start_and_the_shape),
       cmocka_unit_test(test_quadratic_controls_and_point_numbers),
       cmocka_unit_test(test_rename_follows_everywhere),
+      cmocka_unit_test(test_rename_in_a_kerning_class_that_runs_over_its_line),
       cmocka_unit_test(test_unicode),
       cmocka_unit_test(test_add_glyph),
       cmocka_unit_test(test_remove_glyph),
