@@ -1,9 +1,10 @@
-/* FontForge agrees: for each font of the corpus's dejavu, libertinus and
- * liberation sets, one batch using every edit command runs through the
- * real `ensemble edit` and through FontForge's Python API
+/* FontForge agrees: for each font, one batch using every edit command runs
+ * through the real `ensemble edit` and through FontForge's Python API
  * (fontforge/ff_batch.py); fontforge/ff_compare.py then opens both with
- * FontForge and compares them glyph by glyph, exactly. Skips with a
- * message without the corpus or without /usr/bin/python3's fontforge. */
+ * FontForge and compares them glyph by glyph, exactly. The fonts bundled
+ * with the sources always; the corpus's dejavu, libertinus and liberation
+ * sets when the corpus is there. Skipped (with a message) without
+ * /usr/bin/python3's fontforge, and the corpus case without the corpus. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <setjmp.h>
@@ -253,14 +254,7 @@ static int s_have_fontforge(void) {
 }
 
 static void s_dir_of_this_file(char *out, size_t size) {
-  const char *src = getenv("ENS_SOURCE_DIR");
-  if (src) {
-    snprintf(out, size, "%s/tests/integration/fontforge", src);
-    return;
-  }
-  snprintf(out, size, "%s", __FILE__);
-  char *slash = strrchr(out, '/');
-  if (slash) snprintf(slash, size - (size_t)(slash - out), "/fontforge");
+  snprintf(out, size, "%s/tests/integration/fontforge", tu_source_dir());
 }
 
 /* One font: batch both ways, then compare. Counts what differs. */
@@ -314,23 +308,50 @@ static void s_font(const char *font, const char *scripts, const char *ensemble, 
   free(out);
 }
 
-static void test_fontforge_agrees_with_ensemble_edit(void **state) {
+typedef struct {
+  char ensemble[4200], scripts[4200], tmp[64];
+} s_run_ctx;
+
+static void s_begin(s_run_ctx *c) {
+  if (!s_have_fontforge())
+    TU_SKIP(S_PY " cannot import fontforge; install it with: apt-get install python3-fontforge");
+  const char *build = getenv("ENS_BUILD_DIR");
+  snprintf(c->ensemble, sizeof c->ensemble, "%s/ensemble", build ? build : ".");
+  assert_int_equal(access(c->ensemble, X_OK), 0);
+  s_dir_of_this_file(c->scripts, sizeof c->scripts);
+  snprintf(c->tmp, sizeof c->tmp, "/tmp/ens-ffagree-XXXXXX");
+  assert_non_null(mkdtemp(c->tmp));
+}
+
+static void s_end(s_run_ctx *c) {
+  char cleanup[300];
+  snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", c->tmp);
+  if (getenv("ENS_KEEP_TMP")) printf("batches and results kept in %s\n", c->tmp);
+  else if (system(cleanup) != 0) printf("could not remove %s\n", c->tmp);
+}
+
+/* The fonts bundled with the sources: every edit command, FontForge's way. */
+static void test_bundled_fonts_agree(void **state) {
+  (void)state;
+  s_run_ctx c;
+  s_begin(&c);
+  char fonts[2][4096];
+  snprintf(fonts[0], sizeof fonts[0], "%s/examples/LibertinusMono-Regular.sfd", tu_source_dir());
+  snprintf(fonts[1], sizeof fonts[1], "%s/fonts/DejaVuSans-ExtraLight-subset.sfd", tu_resources_dir());
+  int failures = 0;
+  printf("bundled:\n");
+  for (size_t i = 0; i < 2; i++) s_font(fonts[i], c.scripts, c.ensemble, c.tmp, &failures);
+  s_end(&c);
+  printf("2 fonts, %d disagreeing\n", failures);
+  assert_int_equal(failures, 0);
+}
+
+static void test_corpus_fonts_agree(void **state) {
   (void)state;
   const char *corpus = tu_corpus_dir();
-  if (!corpus) {
-    printf("skipped: the shared corpus (../shared/corpus) is absent\n");
-    return;
-  }
-  if (!s_have_fontforge()) {
-    printf("skipped: " S_PY " cannot import fontforge; install it with: apt-get install python3-fontforge\n");
-    return;
-  }
-  const char *build = getenv("ENS_BUILD_DIR");
-  char ensemble[4200], scripts[4200], tmp[] = "/tmp/ens-ffagree-XXXXXX";
-  snprintf(ensemble, sizeof ensemble, "%s/ensemble", build ? build : ".");
-  assert_int_equal(access(ensemble, X_OK), 0);
-  s_dir_of_this_file(scripts, sizeof scripts);
-  assert_non_null(mkdtemp(tmp));
+  if (!corpus) TU_SKIP("no shared corpus (../shared/corpus or $ENSEMBLE_CORPUS): its fonts");
+  s_run_ctx c;
+  s_begin(&c);
   int failures = 0, fonts = 0;
   for (size_t s = 0; s < sizeof s_sets / sizeof s_sets[0]; s++) {
     char dir[4200];
@@ -356,20 +377,19 @@ static void test_fontforge_agrees_with_ensemble_edit(void **state) {
     for (size_t i = 0; i < n; i++) {
       char font[4400];
       snprintf(font, sizeof font, "%s/%s", dir, names[i]);
-      s_font(font, scripts, ensemble, tmp, &failures);
+      s_font(font, c.scripts, c.ensemble, c.tmp, &failures);
       fonts++;
       free(names[i]);
     }
   }
-  char cleanup[4300];
-  snprintf(cleanup, sizeof cleanup, "rm -rf '%s'", tmp);
-  if (getenv("ENS_KEEP_TMP")) printf("batches and results kept in %s\n", tmp);
-  else if (system(cleanup) != 0) printf("could not remove %s\n", tmp);
+  s_end(&c);
+  if (!fonts) TU_SKIP("the corpus at %s has none of the font sets", corpus);
   printf("%d fonts, %d disagreeing\n", fonts, failures);
   assert_int_equal(failures, 0);
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_fontforge_agrees_with_ensemble_edit)};
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_bundled_fonts_agree),
+                                     cmocka_unit_test(test_corpus_fonts_agree)};
+  return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), sizeof tests / sizeof tests[0]);
 }
