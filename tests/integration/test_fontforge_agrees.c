@@ -150,6 +150,70 @@ static int s_outline_candidate(const ens_doc *doc, const ens_obj *g, const s_ids
   return 0;
 }
 
+/* The glyph whose metrics g uses: its first foreground reference flagged
+ * "use my metrics", as FontForge picks it; 0 when none. */
+static ens_id s_bound_to(const ens_obj *g) {
+  const ens_obj *fore = s_fore(g);
+  for (size_t i = 0; fore && i < ens_obj_child_count(fore); i++) {
+    const ens_obj *k = ens_obj_child(fore, i);
+    ens_value v;
+    if (s_kind(k, "ref") && ens_obj_get(k, "flags", &v) == 0 && v.type == ENS_INT && (v.u.i & 1) &&
+        ens_obj_get(k, "glyph", &v) == 0 && v.type == ENS_REF)
+      return v.u.ref;
+  }
+  return 0;
+}
+
+/* Does every glyph that references g use g's metrics, and so on down?
+ * FontForge also moves composites that merely share a letter's width
+ * (a preference of its editor, which ensemble leaves alone: docs/sfd.md),
+ * so G4 has none of those. *bound counts the composites. */
+static int s_all_bound(const ens_doc *doc, const ens_obj *g, int depth, size_t *bound) {
+  if (depth > 8) return 0;
+  const ens_obj *root = ens_doc_root(doc);
+  for (size_t i = 0; i < ens_obj_child_count(root); i++) {
+    const ens_obj *d = ens_obj_child(root, i);
+    if (!s_kind(d, "glyph")) continue;
+    int refers = 0;
+    for (size_t l = 0; l < ens_obj_child_count(d) && !refers; l++) {
+      const ens_obj *layer = ens_obj_child(d, l);
+      for (size_t k = 0; s_kind(layer, "layer") && k < ens_obj_child_count(layer); k++) {
+        ens_value v;
+        const ens_obj *r = ens_obj_child(layer, k);
+        if (s_kind(r, "ref") && ens_obj_get(r, "glyph", &v) == 0 && v.type == ENS_REF && v.u.ref == ens_obj_id(g))
+          refers = 1;
+      }
+    }
+    if (!refers) continue;
+    if (s_bound_to(d) != ens_obj_id(g) || !s_all_bound(doc, d, depth + 1, bound)) return 0;
+    (*bound)++;
+  }
+  return 1;
+}
+
+/* G4: a bearing change carried over to the composites bound to the glyph
+ * by "use my metrics" (their other references move): a letter (FontForge
+ * carries it over only for letters) with at least two such composites,
+ * no references of its own, and its left extreme on a whole-numbered
+ * on-curve point. */
+static int s_bound_candidate(const ens_doc *doc, const ens_obj *g, double *xmin) {
+  ens_value u;
+  const ens_obj *fore = s_fore(g);
+  if (!fore || s_count(fore, "ref") || !s_count(fore, "contour")) return 0;
+  if (ens_obj_get(g, "unicode", &u) || u.type != ENS_INT || u.u.i < 'A' || u.u.i > 'z' || (u.u.i > 'Z' && u.u.i < 'a'))
+    return 0;
+  size_t bound = 0;
+  char name[128];
+  if (!s_simple_name(g, name, sizeof name) || !s_all_bound(doc, g, 0, &bound) || bound < 2) return 0;
+  if (ens_glyph_bounds(doc, name, xmin, NULL, NULL, NULL) || *xmin != (double)(long)*xmin) return 0;
+  for (size_t c = 0; c < s_count(fore, "contour"); c++) {
+    const ens_obj *ct = s_nth(fore, "contour", c);
+    for (size_t i = 0; i < ens_obj_child_count(ct); i++)
+      if (s_num(ens_obj_child(ct, i), "x") == *xmin) return 1;
+  }
+  return 0;
+}
+
 static int64_t s_free_code_point(const ens_doc *doc, int64_t from) {
   const ens_obj *root = ens_doc_root(doc);
   for (int64_t u = from; u < 0xF8FF; u++) {
@@ -176,6 +240,12 @@ static int s_batch(const ens_doc *doc, const char *path, char *summary, size_t s
     const ens_obj *g = ens_obj_child(root, i);
     if (s_kind(g, "glyph") && s_outline_candidate(doc, g, &targets, &xmin)) g1 = g;
   }
+  const ens_obj *g4 = NULL;
+  double xmin4 = 0;
+  for (size_t i = 0; i < ens_obj_child_count(root) && !g4; i++) {
+    const ens_obj *g = ens_obj_child(root, i);
+    if (s_kind(g, "glyph") && g != g1 && s_bound_candidate(doc, g, &xmin4)) g4 = g;
+  }
   /* G2 (renamed, new code point): best referenced and kerned, so that
    * both follow; G3 (removed): unreferenced, best a kerning target, so
    * that its pairs go. Names starting with '.' (.notdef) are left alone. */
@@ -184,7 +254,7 @@ static int s_batch(const ens_doc *doc, const char *path, char *summary, size_t s
   for (size_t i = 0; i < ens_obj_child_count(root); i++) {
     const ens_obj *g = ens_obj_child(root, i);
     char tmp[128];
-    if (!s_kind(g, "glyph") || g == g1 || !s_simple_name(g, tmp, sizeof tmp) || tmp[0] == '.') continue;
+    if (!s_kind(g, "glyph") || g == g1 || g == g4 || !s_simple_name(g, tmp, sizeof tmp) || tmp[0] == '.') continue;
     int referenced = s_in(&targets, ens_obj_id(g)), kern = s_in(&kerned, ens_obj_id(g));
     int sc2 = 2 * referenced + kern, sc3 = referenced || s_named_in_header(doc, tmp) ? -1 : kern;
     if (sc2 > score2 && g != g3) g2 = g, score2 = sc2, strcpy(n2, tmp);
@@ -224,8 +294,15 @@ static int s_batch(const ens_doc *doc, const char *path, char *summary, size_t s
   fprintf(f, "add-glyph ens.new 0x%llX 500\n", (long long)u2);
   fprintf(f, "add-contour ens.new 100,0 400,0 300,250,300,250,250,500\n");
   fprintf(f, "remove-glyph %s\n", n3);
+  char n4[128] = "";
+  if (g4) {
+    s_simple_name(g4, n4, sizeof n4);
+    fprintf(f, "lsb %s %lld\n", n4, (long long)xmin4 + 23);
+    fprintf(f, "{\"cmd\":\"lsb\",\"glyph\":\"%s\",\"value\":%lld}\n", n4, (long long)xmin4 - 9);
+  }
   fclose(f);
-  snprintf(summary, ssize, "outlines and metrics on %s, rename and unicode on %s, removed %s", n1, n2, n3);
+  snprintf(summary, ssize, "outlines and metrics on %s, rename and unicode on %s, removed %s%s%s", n1, n2, n3,
+           g4 ? ", bearing with bound composites on " : "", n4);
   return 1;
 }
 
