@@ -242,7 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   ens_merge_opts opts = {s_identity, NULL, mode & 2 ? ENS_MERGE_BY_KEY : ENS_MERGE_BY_ID,
                          mode & 4 ? ENS_MERGE_BY_KEY : ENS_MERGE_BY_ID,
-                         mode & 1 ? ENS_MERGE_PREFER_THEIRS : ENS_MERGE_PREFER_OURS};
+                         mode & 1 ? ENS_MERGE_PREFER_THEIRS : ENS_MERGE_PREFER_OURS, NULL, NULL};
   ens_doc *base = docs[0];
   ens_doc *ours = opts.ours_match == ENS_MERGE_BY_KEY ? s_rekey(docs[1], 5) : docs[1];
   ens_doc *theirs_src = opts.theirs_match == ENS_MERGE_BY_KEY ? s_rekey(docs[2], 6) : docs[2];
