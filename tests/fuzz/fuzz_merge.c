@@ -4,9 +4,10 @@
  * starting 0xFE) edit a copy that becomes ours, then (after another) a copy
  * that becomes theirs. A side matched by key is rebuilt under ids of its
  * own. Checks: the merge never fails nor crashes, its transaction applies
- * to theirs, it is deterministic (the same bytes and conflicts twice), and
- * merging with an unchanged side gives nothing to do (ours == base) or
- * ours' content (theirs == base). docs/fuzzing.md has the record layout. */
+ * to theirs, it is deterministic (the same bytes and conflicts twice), it
+ * lets no reference dangle (sides matched by id), and merging with an
+ * unchanged side gives nothing to do (ours == base) or ours' content
+ * (theirs == base). docs/fuzzing.md has the record layout. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +218,33 @@ static void s_touch_conflicts(const ens_merge *m) {
   FZ_CHECK(ens_merge_conflict_at(m, ens_merge_conflict_count(m)) == NULL, "conflict past the end");
 }
 
+/* With ids shared: every reference of the merged document whose target it
+ * lacks is one that dangled already on a side it came from (that side has
+ * the same object with the same value, and lacks the target too). */
+typedef struct {
+  const ens_doc *merged, *sides[2];
+} s_dangle_ctx;
+
+static int s_check_dangling(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
+  const s_dangle_ctx *c = user;
+  for (size_t k = 0; k < ens_obj_prop_count(o); k++) {
+    const char *key;
+    ens_value v, w;
+    ens_obj_prop_at(o, k, &key, &v);
+    if (v.type != ENS_REF || key[0] == '@' || ens_doc_get(c->merged, v.u.ref)) continue;
+    /* site 99: a script's dangling reference (s_value), whatever object
+     * of the merge took it */
+    int own = ens_id_make(99, 0) == (v.u.ref & ~(ens_id)0xFFFFFFFFFFULL);
+    for (int s = 0; s < 2 && !own; s++) {
+      const ens_obj *x = ens_doc_get(c->sides[s], ens_obj_id(o));
+      own = x && ens_obj_get(x, key, &w) == 0 && w.type == ENS_REF && w.u.ref == v.u.ref && !ens_doc_get(c->sides[s], v.u.ref);
+    }
+    FZ_CHECK(own, "the merge let %s of %#llx dangle (%#llx)", key, (unsigned long long)ens_obj_id(o), (unsigned long long)v.u.ref);
+  }
+  return 0;
+}
+
 static ens_merge *s_merge(const ens_doc *base, const ens_doc *ours, ens_doc *theirs, const ens_merge_opts *opts) {
   ens_merge *m = NULL;
   int rc = ens_merge3(base, ours, theirs, opts, &m);
@@ -268,6 +296,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc = ens_doc_apply(theirs, ens_merge_txn(m), ENS_ORIGIN_LOCAL, NULL);
   FZ_CHECK(rc == 0, "the merge does not apply to theirs: %s", ens_error_last());
   fz_sink += fz_check_doc(theirs, 1);
+  if (!(mode & 6)) {
+    s_dangle_ctx dc = {theirs, {ours, theirs2}};
+    ens_obj_walk(ens_doc_root(theirs), s_check_dangling, &dc);
+  }
   ens_merge_free(m);
   ens_merge_free(m2);
 
