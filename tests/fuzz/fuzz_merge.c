@@ -219,28 +219,32 @@ static void s_touch_conflicts(const ens_merge *m) {
 }
 
 /* With ids shared: every reference of the merged document whose target it
- * lacks is one that dangled already on a side it came from (that side has
- * the same object with the same value, and lacks the target too). */
+ * lacks dangled already on the side it came from: theirs' (theirs has the
+ * object with that value, and lacks the target too) or else ours' (ours
+ * lacks the target; ours' new objects have other ids in the result, so
+ * only the target is looked up). */
 typedef struct {
-  const ens_doc *merged, *sides[2];
+  const ens_doc *merged, *ours, *theirs;
 } s_dangle_ctx;
 
 static int s_check_dangling(const ens_obj *o, size_t depth, void *user) {
   (void)depth;
   const s_dangle_ctx *c = user;
+  const ens_obj *t = ens_doc_get(c->theirs, ens_obj_id(o)), *u = ens_doc_get(c->ours, ens_obj_id(o));
   for (size_t k = 0; k < ens_obj_prop_count(o); k++) {
     const char *key;
     ens_value v, w;
     ens_obj_prop_at(o, k, &key, &v);
     if (v.type != ENS_REF || key[0] == '@' || ens_doc_get(c->merged, v.u.ref)) continue;
-    /* site 99: a script's dangling reference (s_value), whatever object
-     * of the merge took it */
-    int own = ens_id_make(99, 0) == (v.u.ref & ~(ens_id)0xFFFFFFFFFFULL);
-    for (int s = 0; s < 2 && !own; s++) {
-      const ens_obj *x = ens_doc_get(c->sides[s], ens_obj_id(o));
-      own = x && ens_obj_get(x, key, &w) == 0 && w.type == ENS_REF && w.u.ref == v.u.ref && !ens_doc_get(c->sides[s], v.u.ref);
-    }
-    FZ_CHECK(own, "the merge let %s of %#llx dangle (%#llx)", key, (unsigned long long)ens_obj_id(o), (unsigned long long)v.u.ref);
+    int in_t = t && ens_obj_get(t, key, &w) == 0 && w.type == ENS_REF && w.u.ref == v.u.ref;
+    int in_o = u && ens_obj_get(u, key, &w) == 0 && w.type == ENS_REF && w.u.ref == v.u.ref;
+    /* an object of base both hold: the side whose value it is; one only
+     * theirs has by id: theirs' value, or that of ours' object matched to
+     * it; one of ours: ours' */
+    int own = (in_t && !ens_doc_get(c->theirs, v.u.ref)) ||
+              ((u ? in_o : !in_t) && !ens_doc_get(c->ours, v.u.ref));
+    FZ_CHECK(own, "the merge let %s of %#llx dangle (it named %#llx)", key, (unsigned long long)ens_obj_id(o),
+             (unsigned long long)v.u.ref);
   }
   return 0;
 }
@@ -297,7 +301,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FZ_CHECK(rc == 0, "the merge does not apply to theirs: %s", ens_error_last());
   fz_sink += fz_check_doc(theirs, 1);
   if (!(mode & 6)) {
-    s_dangle_ctx dc = {theirs, {ours, theirs2}};
+    s_dangle_ctx dc = {theirs, ours, theirs2};
     ens_obj_walk(ens_doc_root(theirs), s_check_dangling, &dc);
   }
   ens_merge_free(m);
