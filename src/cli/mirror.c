@@ -199,7 +199,7 @@ static int s_copy(cli_mirror *m, ens_session *s, ens_doc **out) {
   ens_free(snap);
   if (rc) return -1;
   uint32_t site = ens_session_site(s);
-  ens_doc_set_site(*out, site);
+  ens_session_set_doc_site(s, *out);
   if (site == m->id_site && m->id_counter) {
     /* burn the counters our deleted objects used; there are few of them */
     for (;;) {
