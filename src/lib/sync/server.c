@@ -74,6 +74,9 @@
  * it echoes. A claimed count of bytes read proves nothing. MARKS pongs'
  * marks are outstanding at most; later pongs repeat the newest. */
 #define MARKS 8
+/* Forgotten connections whose counts are kept (s_gone), the oldest
+ * replaced first. */
+#define GONE_MAX MAX_PEERS
 
 typedef struct {
   unsigned char id[ENS_CLIENT_ID_LEN];
@@ -86,6 +89,29 @@ typedef struct {
   int dirty;         /* its record changed in the open group: a new site, or last_ctn */
   char owner[65];    /* the key name that first said hello with this id (since the server started) */
 } s_client;
+
+/* What one connection holds in our queues: bytes sent to it, bytes it
+ * has proven it read (MARKS), and its latest catch-up (snapshot or log
+ * entries): where it ended and its size. Until the client has read past
+ * it, the catch-up may wait whole on top of the budget (max_unread). */
+typedef struct {
+  uint64_t sent, read;
+  uint64_t caught, catchup;
+  uint64_t mark[MARKS], mark_at[MARKS]; /* outstanding marks, oldest first, and where each pong ended */
+  int nmarks;
+} s_unread;
+
+/* A connection whose peer was forgotten (dropped, silent, or replaced)
+ * with bytes it never proved it read: ZeroMQ may still hold them, and
+ * cannot be told to close it. A hello on it again goes on from these
+ * counts, and one already over its budget is not answered at all, so
+ * that saying hello again never buys a connection a fresh budget. */
+typedef struct {
+  unsigned char rid[256];
+  size_t rid_len;
+  s_unread u;
+  int over; /* beyond its budget: nothing more is sent to it */
+} s_gone;
 
 typedef struct {
   unsigned char rid[256];
@@ -104,16 +130,8 @@ typedef struct {
   int held_open;
   int64_t last_send_us;
   int dead;
-  /* What this connection holds in our queues: bytes sent to it, bytes it
-   * has proven it read (MARKS), and its latest catch-up (snapshot or log
-   * entries): where it ended, its size, and whether it is being sent.
-   * Until the client has read past it, the catch-up may wait whole on top
-   * of the budget (max_unread). */
-  uint64_t sent, read;
-  uint64_t caught, catchup;
-  int in_catchup;
-  uint64_t mark[MARKS], mark_at[MARKS]; /* outstanding marks, oldest first, and where each pong ended */
-  int nmarks;
+  s_unread u;
+  int in_catchup; /* its catch-up is being sent: no budget applies */
 } s_peer;
 
 /* Something to send once the open group is durable, in order. */
@@ -151,6 +169,8 @@ struct ens_server {
   int64_t now; /* the latest time handed to the server (ms) */
   s_peer *peers[MAX_PEERS];
   size_t npeers;
+  s_gone *gone; /* GONE_MAX, allocated when the first is kept */
+  size_t ngone, gone_next;
   s_out *out;
   size_t nout, capout;
   size_t ndirty; /* clients whose record the open group must write */
@@ -280,18 +300,21 @@ static const char *s_who(const s_peer *p, char *buf, size_t cap) {
 static void s_fault(ens_server *s, s_peer *p, const void *rid, size_t rid_len, const char *user, int code,
                     const char *why);
 
+/* The catch-up counts on top of the budget until the client has read
+ * past it; what an earlier catch-up on this connection left unread counts
+ * against it. */
+static uint64_t s_budget(const ens_server *s, const s_peer *p) {
+  return s->opts.max_unread + (p->u.read < p->u.caught ? p->u.catchup : 0);
+}
+
 static int s_send(ens_server *s, s_peer *p, const void *bytes, size_t len) {
   if (p->dead) return ENS_EIO;
   p->last_send_us = ens__now_us();
-  p->sent += len;
-  /* the catch-up counts on top of the budget until the client has read
-   * past it; what an earlier catch-up on this connection left unread
-   * counts against it */
-  uint64_t budget = s->opts.max_unread + (p->read < p->caught ? p->catchup : 0);
-  if (!p->in_catchup && p->sent - p->read > budget) {
+  p->u.sent += len;
+  if (!p->in_catchup && p->u.sent - p->u.read > s_budget(s, p)) {
     char why[128];
     snprintf(why, sizeof why, "too far behind: %llu bytes sent and not yet read",
-             (unsigned long long)(p->sent - p->read));
+             (unsigned long long)(p->u.sent - p->u.read));
     s_fault(s, p, p->rid, p->rid_len, NULL, ENS_PERR_LIMIT, why);
     return ENS_EIO;
   }
@@ -353,9 +376,35 @@ static void s_peer_bye(ens_server *s, s_peer *p) {
   ens__buf_free(&b);
 }
 
+static s_gone *s_gone_find(ens_server *s, const void *rid, size_t len) {
+  for (size_t i = 0; i < s->ngone; i++)
+    if (s->gone[i].rid_len == len && memcmp(s->gone[i].rid, rid, len) == 0) return &s->gone[i];
+  return NULL;
+}
+
+/* Keeps a forgotten peer's counts while it has bytes it never proved it
+ * read (a connection that read everything has nothing to answer for). */
+static void s_gone_keep(ens_server *s, const s_peer *p) {
+  if (p->u.sent == p->u.read) return;
+  if (!s->gone && !(s->gone = calloc(GONE_MAX, sizeof *s->gone))) return; /* out of memory: counts lost, not the server */
+  s_gone *g = s_gone_find(s, p->rid, p->rid_len);
+  if (!g) {
+    if (s->ngone < GONE_MAX) g = &s->gone[s->ngone++];
+    else {
+      g = &s->gone[s->gone_next];
+      s->gone_next = (s->gone_next + 1) % GONE_MAX;
+    }
+  }
+  memcpy(g->rid, p->rid, p->rid_len);
+  g->rid_len = p->rid_len;
+  g->u = p->u;
+  g->over = p->u.sent - p->u.read > s->opts.max_unread + (p->u.read < p->u.caught ? p->u.catchup : 0);
+}
+
 static void s_peer_remove(ens_server *s, size_t i, int tell) {
   s_peer *p = s->peers[i];
   if (tell) s_peer_bye(s, p);
+  s_gone_keep(s, p);
   if (p->client) {
     p->client->connected = 0;
     p->client->seen = s->now;
@@ -769,19 +818,18 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
     snprintf(c->owner, sizeof c->owner, "%s", user);
   }
   /* a client has one connection: a new hello replaces the old one; what
-   * the same connection has not read yet stays counted */
-  s_peer was = {0};
+   * the same connection has not read yet stays counted (s_gone) */
   for (size_t i = s->npeers; i-- > 0;) {
     s_peer *q = s->peers[i];
     int same = q->rid_len == rid_len && memcmp(q->rid, rid, rid_len) == 0;
-    if (same) {
-      was.sent = q->sent;
-      was.read = q->read;
-      was.nmarks = q->nmarks;
-      memcpy(was.mark, q->mark, sizeof was.mark);
-      memcpy(was.mark_at, q->mark_at, sizeof was.mark_at);
-    }
     if (q->client == c || same) s_peer_remove(s, i, q->client != c);
+  }
+  s_unread was = {0};
+  s_gone *g = s_gone_find(s, rid, rid_len);
+  if (g) {
+    was = g->u;
+    *g = s->gone[--s->ngone]; /* taken back: the peer holds the counts now */
+    if (s->gone_next > s->ngone) s->gone_next = 0;
   }
   if (s->npeers == MAX_PEERS) {
     s_send_error_rid(s, rid, rid_len, ENS_PERR_LIMIT, "too many clients");
@@ -794,11 +842,7 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   p->client = c;
   p->version = m->vmax < ENS_PROTO_VERSION ? (int)m->vmax : ENS_PROTO_VERSION; /* the highest both speak */
   p->last_recv = now;
-  p->sent = was.sent;
-  p->read = was.read;
-  p->nmarks = was.nmarks;
-  memcpy(p->mark, was.mark, sizeof p->mark);
-  memcpy(p->mark_at, was.mark_at, sizeof p->mark_at);
+  p->u = was;
   if (user) snprintf(p->user, sizeof p->user, "%s", user);
   s->peers[s->npeers++] = p;
   c->connected = 1;
@@ -821,9 +865,17 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   w.heartbeat_ms = s->opts.heartbeat_ms;
   w.max_message = ENS_MAX_MESSAGE;
   w.floor = c->floor;
-  /* the catch-up may wait in the queue whole, on top of the budget */
+  /* the catch-up may wait in the queue whole, on top of the budget; not
+   * on top of what the connection already failed to read */
+  if (p->u.sent - p->u.read > s_budget(s, p)) {
+    char why[128];
+    snprintf(why, sizeof why, "too far behind: %llu bytes sent and not yet read",
+             (unsigned long long)(p->u.sent - p->u.read));
+    s_fault(s, p, p->rid, p->rid_len, NULL, ENS_PERR_LIMIT, why);
+    return 0;
+  }
   p->in_catchup = 1;
-  uint64_t before = p->sent;
+  uint64_t before = p->u.sent;
   if (s_send_msg(s, p, &w)) return 0;
   if (from_log) {
     s_catchup cu = {s, p};
@@ -833,8 +885,8 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
     return rc;
   }
   p->in_catchup = 0;
-  p->caught = p->sent;
-  p->catchup = p->sent - before;
+  p->u.caught = p->u.sent;
+  p->u.catchup = p->u.sent - before;
   for (size_t i = 0; i < s->npeers; i++)
     if (s->peers[i] != p && s->peers[i]->presence) s_send(s, p, s->peers[i]->presence, s->peers[i]->presence_len);
   return 0;
@@ -864,12 +916,12 @@ static void s_on_presence(ens_server *s, s_peer *p, ens__msg *m) {
  * everything sent before. An unknown mark (forged, or older than the
  * outstanding ones) proves nothing. */
 static void s_mark_read(s_peer *p, uint64_t mark) {
-  for (int j = 0; j < p->nmarks; j++) {
-    if (p->mark[j] != mark) continue;
-    if (p->mark_at[j] > p->read) p->read = p->mark_at[j];
-    p->nmarks -= j + 1;
-    memmove(p->mark, p->mark + j + 1, (size_t)p->nmarks * sizeof *p->mark);
-    memmove(p->mark_at, p->mark_at + j + 1, (size_t)p->nmarks * sizeof *p->mark_at);
+  for (int j = 0; j < p->u.nmarks; j++) {
+    if (p->u.mark[j] != mark) continue;
+    if (p->u.mark_at[j] > p->u.read) p->u.read = p->u.mark_at[j];
+    p->u.nmarks -= j + 1;
+    memmove(p->u.mark, p->u.mark + j + 1, (size_t)p->u.nmarks * sizeof *p->u.mark);
+    memmove(p->u.mark_at, p->u.mark_at + j + 1, (size_t)p->u.nmarks * sizeof *p->u.mark_at);
     return;
   }
 }
@@ -882,14 +934,14 @@ static void s_send_pong(ens_server *s, s_peer *p, uint64_t token) {
   r.type = ENS_MSG_PONG;
   r.token = token;
   r.seq = s->head;
-  int fresh = p->nmarks < MARKS;
-  r.mark = fresh ? ens__random_u64() : p->mark[p->nmarks - 1];
+  int fresh = p->u.nmarks < MARKS;
+  r.mark = fresh ? ens__random_u64() : p->u.mark[p->u.nmarks - 1];
   s->scratch.len = 0;
   if (ens__msg_encode(&r, &s->scratch)) return;
   if (fresh) {
-    p->mark[p->nmarks] = r.mark;
-    p->mark_at[p->nmarks] = p->sent + s->scratch.len;
-    p->nmarks++;
+    p->u.mark[p->u.nmarks] = r.mark;
+    p->u.mark_at[p->u.nmarks] = p->u.sent + s->scratch.len;
+    p->u.nmarks++;
   }
   s_send(s, p, s->scratch.data, s->scratch.len);
 }
@@ -900,21 +952,23 @@ static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, con
                     const unsigned char *data, size_t len, int64_t now) {
   static _Thread_local ens__msg m;
   s->now = now;
+  s_peer *p = s_peer_find(s, rid, rid_len);
+  if (!p && s->ngone) {
+    s_gone *g = s_gone_find(s, rid, rid_len);
+    if (g && g->over) return 0; /* what it did not read stays the last it is sent */
+  }
   if (ens__msg_decode(data, len, &m)) {
-    s_peer *p = s_peer_find(s, rid, rid_len);
     s_fault(s, p && !p->dead ? p : NULL, rid, rid_len, user, ENS_PERR_MALFORMED, ens_error_last());
     return 0;
   }
   if (m.type == ENS_MSG_HELLO) {
     int keyed = user && user[0];
     if (!ens__hello_limit_take(s->hellos, keyed ? (const void *)user : rid, keyed ? strlen(user) : rid_len, now)) {
-      s_peer *p = s_peer_find(s, rid, rid_len);
       s_fault(s, p && !p->dead ? p : NULL, rid, rid_len, user, ENS_PERR_LIMIT, "too many hellos: wait and retry");
       return 0;
     }
     return s_on_hello(s, rid, rid_len, user, &m, now);
   }
-  s_peer *p = s_peer_find(s, rid, rid_len);
   if (!p || p->dead) {
     if (m.type != ENS_MSG_BYE) s_send_error_rid(s, rid, rid_len, ENS_PERR_NO_SESSION, "hello first");
     return 0;
@@ -1204,13 +1258,6 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   zmq_setsockopt(s->sock, ZMQ_SNDHWM, &hwm, sizeof hwm);
   zmq_setsockopt(s->sock, ZMQ_RCVHWM, &rcvhwm, sizeof rcvhwm);
   zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg);
-  /* ZeroMQ's own heartbeats close a connection that has been silent as
-   * long as the server forgets a peer: what waits in its queue (a client
-   * dropped for not reading) is freed with it, rather than kept for as
-   * long as the other end keeps the connection open */
-  int ivl = (int)s->opts.heartbeat_ms, hb_timeout = 3 * (int)s->opts.heartbeat_ms + 500;
-  zmq_setsockopt(s->sock, ZMQ_HEARTBEAT_IVL, &ivl, sizeof ivl);
-  zmq_setsockopt(s->sock, ZMQ_HEARTBEAT_TIMEOUT, &hb_timeout, sizeof hb_timeout);
   if (opts->secret_key) {
     /* the ZAP socket is bound before the ROUTER so that no handshake can
      * find it missing; ZAP_ENFORCE_DOMAIN makes a missing handler refuse
@@ -1342,6 +1389,7 @@ void ens_server_free(ens_server *s) {
   for (size_t i = 0; i < s->nclients; i++) free(s->clients[i]);
   free(s->clients);
   free(s->forget);
+  free(s->gone);
   ens__buf_free(&s->scratch);
   ens__buf_free(&s->scratch2);
   ens_free(s->snap);
