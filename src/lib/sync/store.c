@@ -126,7 +126,7 @@ static int s_load_bounds(ens__store *s) {
 }
 
 /* A new store is made readable by its owner only: it holds the whole
- * document and its history. SQLite gives the -wal (and -shm) files the
+ * document and its history. SQLite gives its -wal (and -shm, if any) files the
  * mode of the database file. An existing file keeps its mode. */
 static int s_create_private(const char *path) {
   if (!path[0] || strcmp(path, ":memory:") == 0) return 0;
