@@ -27,6 +27,14 @@ extern "C" {
 #define ENS_SFD_MAX_LINE ((size_t)16 << 20)
 #define ENS_SFD_MAX_FILE ((size_t)1 << 30)
 
+/* The SFD format's schema: the kinds and properties the writer writes
+ * and the values SFD can say, checked by every apply to a document that
+ * has it (docs/sfd.md, "What a font cannot hold"). Fonts read by
+ * ens_sfd_read and ens_sfd_read_path have it; sessions attach it to
+ * their documents of kind "sfd" (ensemble/format.h). It lives as long as
+ * the process; NULL only when out of memory. */
+const ens_schema *ens_sfd_schema(void);
+
 /* Reads SFD text (SplineFontDB 1.0 to 3.2) into a new document of kind
  * "sfd" whose objects have ids of site 0. Malformed input gives
  * ENS_EDECODE with "line N: ..." in ens_error_last() and no document. The
@@ -54,9 +62,9 @@ int ens_sfd_write_path(const ens_doc *doc, const char *path);
 int ens_sfd_is_dir(const ens_doc *doc);
 
 /* Identity keys for ens_doc_diff (an ens_identity_fn; user is unused):
- * glyphs by name, layers by index, anchors by class and type, and
- * contours, points, references, kerning pairs and raw text by their
- * position among siblings of the same kind. */
+ * glyphs by name, layers by index, anchors by class and type (names: 2),
+ * and contours, points, references, kerning pairs and raw text by their
+ * position among siblings of the same kind (places: 1). */
 int ens_sfd_identity(const ens_obj *obj, char *key, size_t key_size, void *user);
 
 /* 1 when a contour is closed the SFD way: its last point repeats its first

@@ -34,6 +34,15 @@ extern "C" {
 #define ENS_SVG_MAX_FILE ((size_t)1 << 30)
 #define ENS_SVG_MAX_EXPANSION ((size_t)16 << 20)
 
+/* The SVG format's schema: XML names for elements and attributes, text
+ * XML can hold, one root element with only comments, processing
+ * instructions and blanks around it, a well-formed declaration and
+ * doctype, checked by every apply to a document that has it (docs/svg.md,
+ * "What a drawing cannot hold"). Drawings read by ens_svg_read have it;
+ * sessions attach it to their documents of kind "svg" (ensemble/format.h).
+ * It lives as long as the process; NULL only when out of memory. */
+const ens_schema *ens_svg_schema(void);
+
 /* Reads XML text (an SVG drawing) into a new document of kind "svg" whose
  * objects have ids of site 0. No external entity, DTD or network fetch is
  * ever made; a document that references an external entity is refused.
@@ -57,10 +66,11 @@ int ens_svg_write(const ens_doc *doc, unsigned char **out, size_t *out_len);
 int ens_svg_write_path(const ens_doc *doc, const char *path);
 
 /* Identity keys for ens_doc_diff (an ens_identity_fn; user is unused): an
- * element with an id attribute by "#" and its id, any other node by its
- * kind and its rank among its siblings of that kind ("rect[2]",
- * "#text[0]"): with the diff's top-down matching, that is the path of
- * names and positions from the root. */
+ * element with an id attribute by "#" and its id (a name: 2), any other
+ * node by its kind and its rank among its siblings of that kind since the
+ * nearest sibling before it that has an id ("rect[2]", "#text[0] after
+ * #layer1": a place, 1): with the diff's top-down matching, that is the
+ * path of names and positions from the root. */
 int ens_svg_identity(const ens_obj *obj, char *key, size_t key_size, void *user);
 
 /* 1 when data looks like XML (optional byte order mark and blanks, then

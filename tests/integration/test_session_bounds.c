@@ -4,6 +4,7 @@
  * is spent, and saying hello again gets it nothing more; hellos with
  * new client ids in a loop never use the sites up, across a restart, and a
  * site handed on comes with a floor its new owner's ids stay above. The
+ * host's own site is never handed on. The
  * site space is made small (16 sites, 8 idle clients) so that the loop
  * hands every site on dozens of times in a few seconds. Bounded in time. */
 #include <setjmp.h>
@@ -451,10 +452,35 @@ static void test_hellos_with_new_ids_never_use_sites_up(void **state) {
   ens_doc_free(copy);
 }
 
+/* The host's site (ens_server_host_site: the server's own edits, as of a
+ * file edited while it was down) is never handed on, though the host made
+ * nothing yet and has no connection; nor after a restart. */
+static void test_the_hosts_site_is_never_handed_on(void **state) {
+  (void)state;
+  uint32_t host = 0, again = 0;
+  assert_int_equal(ens_server_host_site(w.srv, &host), 0);
+  assert_true(host >= 1 && host <= SITES);
+  ens_session_free(w.bob.s); /* made nothing, and left */
+  w.bob.s = NULL;
+  static s_sites st;
+  memset(&st, 0, sizeof st);
+  s_newcomers(&st, 0, 200, host);
+  assert_int_equal(st.welcomed, 200);
+  assert_true(st.handed_on >= 200 - SITES);
+  ens_server_free(w.srv);
+  s_server_start();
+  s_newcomers(&st, 200, 100, host);
+  assert_int_equal(ens_server_host_site(w.srv, &again), 0);
+  assert_int_equal(again, host);
+  print_message("host on site %u; 300 newcomers welcomed, sites handed on %zu times, never the host's\n", host,
+                st.handed_on);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_a_client_that_lies_about_reading_is_dropped, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_hellos_with_new_ids_never_use_sites_up, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_the_hosts_site_is_never_handed_on, s_setup, s_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

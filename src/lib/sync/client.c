@@ -14,6 +14,7 @@
 #include "../model/doc.h"
 #include "../util/error.h"
 #include "../util/random.h"
+#include "ensemble/format.h"
 #include "ensemble/session.h"
 #include "net.h"
 #include "pending.h"
@@ -398,6 +399,7 @@ static int s_on_snapshot(ens_session *s, const ens__msg *m) {
   if (s->snap_next < s->snap_count) return 0;
   ens_doc *doc;
   int rc = ens_snapshot_decode(s->snap.data, s->snap.len, &doc);
+  if (rc == 0 && (rc = ens_format_attach(doc))) ens_doc_free(doc); /* our changes meet the server's rules here first */
   s->snap.len = 0;
   if (rc) {
     s_drop(s, "the snapshot does not decode");
@@ -471,6 +473,7 @@ static void s_landed(ens_session *s, const ens__entry_item *e, const ens_txn *t)
   ev.label = ens_txn_label(t);
   ev.ops = ens_txn_op_count(t);
   ev.committed_us = e->has_time ? e->time_us : 0;
+  ev.txn = t;
   s_event(s, &ev);
 }
 
@@ -821,6 +824,7 @@ void ens_session_set_doc_site(const ens_session *s, ens_doc *doc) {
   ens_doc_set_site(doc, s->site);
   ens__doc_id_floor(doc, s->floor);
 }
+uint64_t ens_session_epoch(const ens_session *s) { return s->epoch; }
 size_t ens_session_pending(const ens_session *s) { return s->pend.n; }
 
 void ens_session_reconnect(ens_session *s) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../util/error.h"
+#include "ensemble/format.h"
 #include "sfd_int.h"
 
 int ens_sfd_read(const void *data, size_t len, ens_doc **out) {
@@ -17,6 +18,7 @@ int ens_sfd_read(const void *data, size_t len, ens_doc **out) {
   int rc = r ? 0 : ENS_ENOMEM;
   if (!rc) rc = ens__sfd_read_file_text(r, data ? data : "", len);
   if (!rc) rc = ens__sfd_reader_finish(r);
+  if (!rc) rc = ens_format_attach(doc); /* its edits are judged by the format's rules */
   ens__sfd_reader_free(r);
   if (rc) {
     ens_doc_free(doc);
@@ -84,20 +86,20 @@ int ens_sfd_identity(const ens_obj *obj, char *key, size_t key_size, void *user)
   char buf[64];
   if (!ens_obj_parent(obj)) return 0;
   if (strcmp(kind, ENS_SFD_GLYPH) == 0) {
-    if (ens_obj_get(obj, "name", &v) == 0 && v.type == ENS_STR) return s_put(key, key_size, v.u.s.ptr, v.u.s.len);
+    if (ens_obj_get(obj, "name", &v) == 0 && v.type == ENS_STR) return s_put(key, key_size, v.u.s.ptr, v.u.s.len) ? 2 : 0;
     return 0;
   }
   if (strcmp(kind, ENS_SFD_LAYER) == 0) {
     if (ens_obj_get(obj, "index", &v) == 0 && v.type == ENS_INT) {
       int n = snprintf(buf, sizeof buf, "layer %lld", (long long)v.u.i);
-      return s_put(key, key_size, buf, (size_t)n);
+      return s_put(key, key_size, buf, (size_t)n) ? 2 : 0;
     }
   } else if (strcmp(kind, ENS_SFD_ANCHOR) == 0) {
     ens_value t;
     if (ens_obj_get(obj, "class", &v) == 0 && v.type == ENS_STR && ens_obj_get(obj, "type", &t) == 0 &&
         t.type == ENS_STR && key_size) {
       int n = snprintf(key, key_size, "%.*s %.*s", (int)v.u.s.len, v.u.s.ptr, (int)t.u.s.len, t.u.s.ptr);
-      return n >= 0;
+      return n >= 0 ? 2 : 0;
     }
   } else if (strcmp(kind, ENS_SFD_RAW) != 0 && strcmp(kind, ENS_SFD_CONTOUR) != 0 &&
              strcmp(kind, ENS_SFD_POINT) != 0 && strcmp(kind, ENS_SFD_REF) != 0 && strcmp(kind, ENS_SFD_KERN) != 0) {
