@@ -1,5 +1,6 @@
 /* What one client can make `ensemble serve` hold, against the tool in a
- * child process (ENSEMBLE_BIN, else ENS_BUILD_DIR/ensemble): the store is
+ * child process (ENS_SERVE_BIN, to show what another build does, else
+ * ENS_BUILD_DIR/ensemble): the store is
  * created readable by its owner only and an existing one keeps its mode;
  * a client that claims in its pings to have read 2^62 bytes and reads
  * nothing is dropped once 64 MiB went to it; 5,000 hellos with new client
@@ -36,7 +37,7 @@ static int s_setup(void **state) {
   (void)state;
   memset(&w, 0, sizeof w);
   w.pid = -1;
-  const char *bin = getenv("ENSEMBLE_BIN"), *build = getenv("ENS_BUILD_DIR");
+  const char *bin = getenv("ENS_SERVE_BIN"), *build = getenv("ENS_BUILD_DIR");
   if (bin) snprintf(w.bin, sizeof w.bin, "%s", bin);
   else if (build) snprintf(w.bin, sizeof w.bin, "%s/ensemble", build);
   else return 0; /* each test skips */
