@@ -75,6 +75,9 @@ int ens_glyph_set_width(ens_doc *doc, const char *glyph, int width, ens_txn **ou
  * (dx), anchors, vertical stem hints and the ranges of horizontal ones,
  * and widen the glyph by d (truncated to a whole width; a glyph bound to
  * another's metrics keeps its width; glyphs bound to this one follow).
+ * When the glyph is a letter, the composites bound to it by "use my
+ * metrics" move their own contours, their other references and their
+ * stem hints by d, as FontForge does (docs/sfd.md).
  * As FontForge's transform does, every coordinate of the points and
  * anchors (y too) lands on a multiple of 1/1024 unit. Nothing changes when
  * d is 0; ENS_EINVAL when the glyph has no outline. *out is the

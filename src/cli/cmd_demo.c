@@ -32,6 +32,7 @@
 #define MAX_CLIENTS 8
 /* How long the replicas may take to catch up once editing stops. */
 #define SETTLE_SECONDS 10
+#define CONNECT_SECONDS 10 /* the longest the editing time waits for everyone to connect */
 
 static const cli_option s_options[] = {
     {"seconds", 's', "S", "how long the collaborators edit (default 5)"},
@@ -271,12 +272,17 @@ static int s_edit_and_drain(s_demo *d, s_totals *t, double *edit_seconds) {
   memset(&tk, 0, sizeof tk);
   tk.last_time = d->t0;
   tk.last_print = d->t0 - 10;
-  double end = d->t0 + d->seconds;
+  /* the time asked for is time spent editing together: it runs from when
+   * every collaborator is connected (a loaded machine may take a while),
+   * or from CONNECT_SECONDS after the start for those that never are */
+  double end = 0, connect_by = d->t0 + CONNECT_SECONDS;
   for (;;) {
     s_gather(d, t);
     if (t->failed) break;
     s_progress(d, &tk, t, 0);
-    if (s_now() >= end || s_interrupted) break;
+    double now = s_now();
+    if (end == 0 && (t->connected == d->clients || now >= connect_by)) end = now + d->seconds;
+    if ((end != 0 && now >= end) || s_interrupted) break;
     s_sleep_ms(20);
   }
   *edit_seconds = s_now() - d->t0;

@@ -37,9 +37,16 @@ typedef struct {
 
 struct cli_mirror {
   char *path, *dir, *base, *tmp_prefix;
+  /* where PATH's symbolic links lead (PATH itself when it is none): the
+   * file that is opened, saved in place and rewritten, whose events come
+   * from its own directory, not the link's */
+  char *tdir, *tbase;
   cli_file_kind kind;
   int quiet, replace;
-  int ifd; /* inotify, on the directory: editors save by rename as often as in place */
+  /* inotify, on the directories: editors save by rename as often as in
+   * place. wd names PATH's directory, twd the target's (the same watch
+   * when they are one directory). */
+  int ifd, wd, twd;
   ens_session *s;
   ens_mirror *lib;
   cli_keep keep;
@@ -109,7 +116,7 @@ int cli_mirror_new(const char *path, int quiet, int replace, cli_mirror **out, c
     snprintf(err, err_size, "out of memory");
     return -1;
   }
-  m->ifd = -1;
+  m->ifd = m->wd = m->twd = -1;
   m->kind = kind;
   m->quiet = quiet;
   m->replace = replace;
@@ -121,12 +128,31 @@ int cli_mirror_new(const char *path, int quiet, int replace, cli_mirror **out, c
     snprintf(err, err_size, "%s: not a file name", path);
     goto fail;
   }
-  if (!(m->tmp_prefix = cli_temp_prefix(m->base))) goto fail;
+  char *target = cli_resolve_links(path);
+  if (!target) {
+    snprintf(err, err_size, "%s: %s", path, strerror(errno));
+    goto fail;
+  }
+  slash = strrchr(target, '/');
+  m->tbase = strdup(slash ? slash + 1 : target);
+  m->tdir = slash ? strndup(target, slash == target ? 1 : (size_t)(slash - target)) : strdup(".");
+  free(target);
+  if (!m->tbase || !m->tdir || !*m->tbase) {
+    snprintf(err, err_size, "%s: not a file name", path);
+    goto fail;
+  }
+  /* the writer names its temporary files after the file it replaces */
+  if (!(m->tmp_prefix = cli_temp_prefix(m->tbase))) goto fail;
   if (cli_keep_open(&m->keep, path, err, err_size)) goto fail;
   m->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  if (m->ifd < 0 ||
-      inotify_add_watch(m->ifd, m->dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_OPEN) < 0) {
-    snprintf(err, err_size, "cannot watch %s: %s", m->dir, strerror(errno));
+  const uint32_t mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_OPEN;
+  const char *unwatched = m->dir;
+  if (m->ifd >= 0 && (m->wd = inotify_add_watch(m->ifd, m->dir, mask)) >= 0) {
+    unwatched = m->tdir;
+    m->twd = inotify_add_watch(m->ifd, m->tdir, mask);
+  }
+  if (m->ifd < 0 || m->wd < 0 || m->twd < 0) {
+    snprintf(err, err_size, "cannot watch %s: %s", unwatched, strerror(errno));
     goto fail;
   }
   m->last_write_ms = INT64_MIN / 2;
@@ -157,6 +183,8 @@ void cli_mirror_free(cli_mirror *m) {
   free(m->path);
   free(m->dir);
   free(m->base);
+  free(m->tdir);
+  free(m->tbase);
   free(m->tmp_prefix);
   free(m);
 }
@@ -191,11 +219,15 @@ static int s_drain(cli_mirror *m) {
         continue;
       }
       if (!ev->len) continue;
-      if ((ev->mask & IN_MOVED_FROM) && strncmp(ev->name, m->tmp_prefix, strlen(m->tmp_prefix)) == 0) {
+      if ((ev->mask & IN_MOVED_FROM) && ev->wd == m->twd &&
+          strncmp(ev->name, m->tmp_prefix, strlen(m->tmp_prefix)) == 0) {
         m->tmp_cookie = ev->cookie; /* our temporary file going into place */
         continue;
       }
-      if (strcmp(ev->name, m->base) != 0) continue;
+      /* the file, or PATH itself replaced (a link saved over by rename) */
+      if (!(ev->wd == m->twd && strcmp(ev->name, m->tbase) == 0) &&
+          !(ev->wd == m->wd && strcmp(ev->name, m->base) == 0))
+        continue;
       if (ev->mask & IN_OPEN) {
         if (m->lib) ens_mirror_file_read(m->lib, m->rename_pending);
       } else if ((ev->mask & IN_MOVED_TO) && m->rename_pending && ev->cookie == m->tmp_cookie) {

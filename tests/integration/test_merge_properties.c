@@ -6,8 +6,9 @@
  * parent by parent, order of each child list), reports conflicts exactly
  * where both sides touched the same thing, and merging with an unchanged
  * side gives the other side. Sides share ids with base, or (SFD and SVG)
- * are written to their format and read back, to be matched by key. Replay
- * a failure with ENS_SEED=<seed printed>. */
+ * are written to their format and read back, to be matched by key: the
+ * files bundled in tests/resources always, the shared corpus's when it is
+ * there. Replay a failure with ENS_SEED=<seed printed>. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -970,10 +971,32 @@ static void s_format_rounds(const s_format *fmt, const char *path, uint64_t seed
   ens_doc_free(base);
 }
 
+/* The same on the files bundled in tests/resources: always. */
+static void test_random_glyph_edits_on_the_bundled_font(void **state) {
+  (void)state;
+  uint64_t seed = tu_seed("merge-properties-sfd-bundled", 41);
+  s_format fmt = {"SFD", ens_sfd_identity, ens_sfd_read, ens_sfd_write, s_edit_sfd};
+  char path[4096];
+  snprintf(path, sizeof path, "%s/fonts/DejaVuSans-ExtraLight-subset.sfd", tu_resources_dir());
+  s_format_rounds(&fmt, path, seed, 120);
+}
+
+static void test_random_drawing_edits_on_bundled_drawings(void **state) {
+  (void)state;
+  uint64_t seed = tu_seed("merge-properties-svg-bundled", 43);
+  s_format fmt = {"SVG", ens_svg_identity, ens_svg_read, ens_svg_write, s_edit_svg};
+  const char *files[] = {"drawings/adwaita/go-home-symbolic.svg", "drawings/resvg/structure/style/rule-specificity.svg"};
+  for (size_t k = 0; k < 2; k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", tu_resources_dir(), files[k]);
+    s_format_rounds(&fmt, path, seed + k, 120);
+  }
+}
+
 static void test_random_glyph_edits_by_key(void **state) {
   (void)state;
   const char *corpus = tu_corpus_dir();
-  if (!corpus) skip();
+  if (!corpus) TU_SKIP("no shared corpus (../shared/corpus or $ENSEMBLE_CORPUS): random glyph edits of its fonts");
   uint64_t seed = tu_seed("merge-properties-sfd", 31);
   s_format fmt = {"SFD", ens_sfd_identity, ens_sfd_read, ens_sfd_write, s_edit_sfd};
   const char *files[] = {"sfd/fontforge-tests/StrokeTests.sfd", "sfd/fontforge-tests/Hinting.sfd"};
@@ -987,7 +1010,7 @@ static void test_random_glyph_edits_by_key(void **state) {
 static void test_random_drawing_edits_by_key(void **state) {
   (void)state;
   const char *corpus = tu_corpus_dir();
-  if (!corpus) skip();
+  if (!corpus) TU_SKIP("no shared corpus (../shared/corpus or $ENSEMBLE_CORPUS): random edits of its drawings");
   uint64_t seed = tu_seed("merge-properties-svg", 37);
   s_format fmt = {"SVG", ens_svg_identity, ens_svg_read, ens_svg_write, s_edit_svg};
   const char *files[] = {"svg/librsvg/rsvg/tests/fixtures/reftests/svg1.1/struct-group-03-t.svg",
@@ -1091,8 +1114,10 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_concurrent_edits_by_id),
       cmocka_unit_test(test_reorders_of_separate_stretches_are_both_kept),
+      cmocka_unit_test(test_random_glyph_edits_on_the_bundled_font),
+      cmocka_unit_test(test_random_drawing_edits_on_bundled_drawings),
       cmocka_unit_test(test_random_glyph_edits_by_key),
       cmocka_unit_test(test_random_drawing_edits_by_key),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), sizeof tests / sizeof tests[0]);
 }

@@ -417,7 +417,7 @@ static void s_set_int(ens_session *s, ens_id id, const char *key, int64_t v) {
   ens_txn_free(t);
 }
 
-/* DESIGN.md's rules, step by step with two clients A and B: B's value for a
+/* The rules of docs/design.md ("Concurrency", "Undo"), step by step with two clients A and B: B's value for a
  * property A has a pending change to arrives beneath A's and is not shown;
  * A's undo then restores B's value (the state beneath A's step in the
  * server's order) rather than skipping it; a change the server refuses
@@ -548,7 +548,7 @@ static void test_new_store_means_a_new_history(void **state) {
   s_teardown_world(&w);
 }
 
-/* The join race that loses updates in the Clone pattern (REFERENCE.md):
+/* The join race that loses updates in the Clone pattern (docs/design.md, "Protocol"):
  * 100 clients join one after another while a writer streams transactions
  * as fast as its window allows, until every one has joined. Each must have
  * joined in the middle of the flow (the server answered its hello after

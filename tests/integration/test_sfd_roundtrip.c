@@ -1,7 +1,12 @@
-/* Every SFD font of the shared corpus (and every SFDir there) read and
- * written back byte for byte, directly and through a snapshot; the count
- * per set is printed. Also SFDirs split from corpus fonts the way
- * FontForge lays them out. Passes with a message when the corpus is absent. */
+/* SFD fonts read and written back byte for byte, directly and through a
+ * snapshot. Always: the fonts bundled with the sources (examples/ and
+ * tests/resources/fonts, single files and an SFDir that FontForge wrote,
+ * .notdef.glyph and .null.glyph included). With the shared corpus: every
+ * font and SFDir of it, the count per set printed (skipped without it).
+ * Also SFDirs split from fonts the way FontForge lays them out, and, with
+ * /usr/bin/python3's fontforge, fonts that FontForge itself saves both as
+ * one file and as an SFDir: both read to the same glyphs, FontForge's
+ * whole count, and come back byte for byte. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <setjmp.h>
@@ -41,8 +46,8 @@ static char **s_list(const char *dir, const char *suffix, size_t *n) {
   char **names = NULL;
   size_t cap = 0;
   struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    if (de->d_name[0] == '.' || !s_ends(de->d_name, suffix)) continue;
+  while ((de = readdir(d)) != NULL) { /* dot files too: FontForge writes .notdef.glyph */
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || !s_ends(de->d_name, suffix)) continue;
     if (*n == cap) {
       cap = cap ? cap * 2 : 32;
       names = realloc(names, cap * sizeof *names);
@@ -155,14 +160,217 @@ done:
   return ok;
 }
 
+/* One font (a file or an SFDir); counts it and what came back identical. */
+static void s_roundtrip_one(const char *path, int *count, int *same, int *snaps) {
+  int snap_ok, is_dir = s_is_dir(path);
+  int ok = is_dir ? s_dir_roundtrip(path, &snap_ok) : s_file_roundtrip(path, &snap_ok);
+  if (!ok || !snap_ok) fprintf(stderr, "  %s: not identical%s\n", path, ok ? " through a snapshot" : "");
+  (*count)++;
+  *same += ok;
+  *snaps += snap_ok;
+}
+
+/* The fonts bundled with the sources, whatever else is on the machine. */
+static void test_bundled_roundtrip_byte_identical(void **state) {
+  (void)state;
+  char dir[4096], path[4096];
+  int count = 0, same = 0, snaps = 0;
+  snprintf(path, sizeof path, "%s/examples/LibertinusMono-Regular.sfd", tu_source_dir());
+  s_roundtrip_one(path, &count, &same, &snaps);
+  snprintf(dir, sizeof dir, "%s/fonts", tu_resources_dir());
+  size_t nf, nd;
+  char **files = s_list(dir, ".sfd", &nf), **dirs = s_list(dir, ".sfdir", &nd);
+  for (size_t i = 0; i < nf + nd; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, i < nf ? files[i] : dirs[i - nf]);
+    printf("  %s\n", path + strlen(tu_source_dir()) + 1);
+    s_roundtrip_one(path, &count, &same, &snaps);
+  }
+  s_free_list(files, nf);
+  s_free_list(dirs, nd);
+  printf("bundled fonts: %d of %d byte-identical (%d also through a snapshot)\n", same, count, snaps);
+  assert_true(nf >= 1 && nd >= 1); /* a missing bundle is a failure, not an empty pass */
+  assert_int_equal(same, count);
+  assert_int_equal(snaps, count);
+}
+
+static const ens_obj *s_glyph_named(const ens_doc *doc, const char *name) {
+  const ens_obj *root = ens_doc_root(doc);
+  for (size_t i = 0; i < ens_obj_child_count(root); i++) {
+    const ens_obj *g = ens_obj_child(root, i);
+    ens_value v;
+    if (strcmp(ens_obj_kind(g), ENS_SFD_GLYPH) == 0 && ens_obj_get(g, "name", &v) == 0 && v.type == ENS_STR &&
+        v.u.s.len == strlen(name) && memcmp(v.u.s.ptr, name, v.u.s.len) == 0)
+      return g;
+  }
+  return NULL;
+}
+
+static size_t s_glyph_count(const ens_doc *doc) {
+  const ens_obj *root = ens_doc_root(doc);
+  size_t n = 0;
+  for (size_t i = 0; i < ens_obj_child_count(root); i++) n += strcmp(ens_obj_kind(ens_obj_child(root, i)), ENS_SFD_GLYPH) == 0;
+  return n;
+}
+
+/* FontForge names glyph files after their glyphs, so .notdef and .null
+ * live in .notdef.glyph and .null.glyph: each file of the SFDir FontForge
+ * wrote is a glyph of the document, those two included. */
+static void test_sfdir_by_fontforge_keeps_dot_glyphs(void **state) {
+  (void)state;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/fonts/EnsembleTestSans-Regular.sfdir", tu_resources_dir());
+  size_t nfiles;
+  char **files = s_list(dir, ".glyph", &nfiles);
+  s_free_list(files, nfiles);
+  ens_doc *doc = NULL;
+  assert_int_equal(ens_sfd_read_path(dir, &doc), 0);
+  printf("%s: %zu .glyph files, %zu glyphs read\n", dir + strlen(tu_source_dir()) + 1, nfiles, s_glyph_count(doc));
+  assert_true(nfiles > 2);
+  assert_int_equal(s_glyph_count(doc), nfiles);
+  assert_non_null(s_glyph_named(doc, ".notdef"));
+  assert_non_null(s_glyph_named(doc, ".null"));
+  ens_doc_free(doc);
+}
+
+/* --- FontForge's own saves ---------------------------------------------------------------- */
+
+#define S_PY "/usr/bin/python3"
+
+static int s_have_fontforge(void) {
+  return access(S_PY, X_OK) == 0 && system("timeout 60 " S_PY " -c 'import fontforge' >/dev/null 2>&1") == 0;
+}
+
+/* Glyph names in document order, joined by '\n' (caller frees). */
+static char *s_names(const ens_doc *doc) {
+  const ens_obj *root = ens_doc_root(doc);
+  size_t cap = 1, n = 0;
+  for (size_t i = 0; i < ens_obj_child_count(root); i++) {
+    ens_value v;
+    if (ens_obj_get(ens_obj_child(root, i), "name", &v) == 0 && v.type == ENS_STR) cap += v.u.s.len + 1;
+  }
+  char *out = malloc(cap);
+  for (size_t i = 0; out && i < ens_obj_child_count(root); i++) {
+    const ens_obj *g = ens_obj_child(root, i);
+    ens_value v;
+    if (strcmp(ens_obj_kind(g), ENS_SFD_GLYPH) != 0 || ens_obj_get(g, "name", &v) || v.type != ENS_STR) continue;
+    memcpy(out + n, v.u.s.ptr, v.u.s.len);
+    n += v.u.s.len;
+    out[n++] = '\n';
+  }
+  if (out) out[n] = '\0';
+  return out;
+}
+
+/* FontForge opens src and saves it as one file and as an SFDir: both read
+ * as the same glyphs in the same order, as many as FontForge holds, and
+ * both write back byte for byte. */
+static int s_fontforge_saves(const char *src) {
+  char tmp[] = "/tmp/ens-ffsave-XXXXXX", one[4200], dir[4200], cmd[16384];
+  if (!mkdtemp(tmp)) return 0;
+  snprintf(one, sizeof one, "%s/font.sfd", tmp);
+  snprintf(dir, sizeof dir, "%s/font.sfdir", tmp);
+  snprintf(cmd, sizeof cmd, "timeout 300 " S_PY " '%s/tests/integration/fontforge/ff_save.py' '%s' '%s' '%s' 2>/dev/null",
+           tu_source_dir(), src, one, dir);
+  FILE *p = popen(cmd, "r");
+  long ff_count = -1;
+  char line[1024];
+  while (p && fgets(line, sizeof line, p))
+    if (sscanf(line, "glyphs %ld", &ff_count) == 1) break;
+  while (p && fgets(line, sizeof line, p)) {
+  }
+  int st = p ? pclose(p) : -1;
+  ens_doc *a = NULL, *b = NULL;
+  int ok = st == 0 && ens_sfd_read_path(one, &a) == 0 && ens_sfd_read_path(dir, &b) == 0;
+  char *na = ok ? s_names(a) : NULL, *nb = ok ? s_names(b) : NULL;
+  size_t ca = ok ? s_glyph_count(a) : 0, cb = ok ? s_glyph_count(b) : 0;
+  int names_same = na && nb && strcmp(na, nb) == 0;
+  int snap_a = 0, snap_b = 0;
+  int rt_a = ok && s_file_roundtrip(one, &snap_a), rt_b = ok && s_dir_roundtrip(dir, &snap_b);
+  printf("  %s: FontForge holds %ld glyphs; its .sfd reads as %zu, its SFDir as %zu (%s); round trips: %s, %s\n", src,
+         ff_count, ca, cb, names_same ? "same names in the same order" : "names DIFFER", rt_a && snap_a ? "same" : "DIFFER",
+         rt_b && snap_b ? "same" : "DIFFER");
+  ok = ok && ff_count > 0 && (long)ca == ff_count && (long)cb == ff_count && names_same && rt_a && snap_a && rt_b && snap_b;
+  free(na);
+  free(nb);
+  ens_doc_free(a);
+  ens_doc_free(b);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
+  return ok;
+}
+
+static void test_fontforge_saves_read_alike(void **state) {
+  (void)state;
+  if (!s_have_fontforge()) TU_SKIP(S_PY " cannot import fontforge (apt-get install python3-fontforge)");
+  char a[4096], b[4096];
+  snprintf(a, sizeof a, "%s/examples/LibertinusMono-Regular.sfd", tu_source_dir());
+  snprintf(b, sizeof b, "%s/fonts/EnsembleTestSans-Regular.sfdir", tu_resources_dir());
+  int ok = s_fontforge_saves(a);
+  ok &= s_fontforge_saves(b);
+  assert_true(ok);
+}
+
+/* Glyph files the document does not name yet (a new or renamed glyph)
+ * get the names FontForge gives them: FontForge saves a font of awkward
+ * names as an SFDir; read, with every glyph's file name taken away (as a
+ * new glyph has none), and written to a new directory, it makes the same
+ * files. */
+static void test_new_glyph_files_named_as_fontforge_does(void **state) {
+  (void)state;
+  if (!s_have_fontforge()) TU_SKIP(S_PY " cannot import fontforge (apt-get install python3-fontforge)");
+  char tmp[] = "/tmp/ens-ffnames-XXXXXX", theirs[4200], ours[4200], cmd[16384];
+  assert_non_null(mkdtemp(tmp));
+  snprintf(theirs, sizeof theirs, "%s/theirs.sfdir", tmp);
+  snprintf(ours, sizeof ours, "%s/ours.sfdir", tmp);
+  snprintf(cmd, sizeof cmd,
+           "timeout 120 " S_PY " -c 'import fontforge\n"
+           "f = fontforge.font()\n"
+           "for n in [\".notdef\", \".null\", \"A\", \"a\", \"uni00AD\", \"uni0041_uni0042\", \"u1F600\", \"Uni00AD\",\n"
+           "          \"u1f600.alt\", \"A_B\", \"uniFB01FB02\", \"u12345_A\", \"uniABCD.Sc\"]:\n"
+           "    f.createChar(-1, n).width = 500\n"
+           "f.save(\"%s\")' >/dev/null 2>&1",
+           theirs);
+  assert_int_equal(system(cmd), 0);
+  ens_doc *doc = NULL;
+  assert_int_equal(ens_sfd_read_path(theirs, &doc), 0);
+  assert_true(ens_sfd_is_dir(doc));
+  ens_txn *t = ens_txn_new("file names forgotten", NULL);
+  const ens_obj *root = ens_doc_root(doc);
+  size_t glyphs = 0;
+  for (size_t i = 0; i < ens_obj_child_count(root); i++) {
+    const ens_obj *g = ens_obj_child(root, i);
+    ens_value v;
+    if (strcmp(ens_obj_kind(g), ENS_SFD_GLYPH) || ens_obj_get(g, "~file", &v)) continue;
+    assert_int_equal(ens_txn_set(t, ens_obj_id(g), "~file", ens_nil()), 0);
+    glyphs++;
+  }
+  assert_int_equal(glyphs, 13);
+  if (ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, NULL)) fail_msg("%s", ens_error_last());
+  ens_value gone;
+  assert_int_not_equal(ens_obj_get(ens_glyph_find(doc, "A"), "~file", &gone), 0);
+  ens_txn_free(t);
+  assert_int_equal(ens_sfd_write_path(doc, ours), 0);
+  ens_doc_free(doc);
+  size_t nt, no;
+  char **lt = s_list(theirs, ".glyph", &nt), **lo = s_list(ours, ".glyph", &no);
+  int same = nt == no && nt == 13;
+  for (size_t i = 0; i < nt; i++) {
+    int match = i < no && strcmp(lt[i], lo[i]) == 0;
+    printf("  FontForge %-24s ensemble %s\n", lt[i], i < no ? lo[i] : "-");
+    same &= match;
+  }
+  s_free_list(lt, nt);
+  s_free_list(lo, no);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
+  assert_true(same);
+}
+
 static void test_corpus_roundtrip_byte_identical(void **state) {
   (void)state;
   const char *corpus = tu_corpus_dir();
-  if (!corpus) {
-    printf("corpus absent (set ENSEMBLE_CORPUS): SFD round trip skipped\n");
-    return;
-  }
-  int total = 0, total_ok = 0;
+  if (!corpus) TU_SKIP("no shared corpus (../shared/corpus or $ENSEMBLE_CORPUS): SFD corpus round trip");
+  int total = 0, total_ok = 0, sets = 0;
   for (size_t s = 0; s < sizeof s_sets / sizeof s_sets[0]; s++) {
     char dir[4096], path[4096];
     snprintf(dir, sizeof dir, "%s/sfd/%s", corpus, s_sets[s]);
@@ -170,17 +378,16 @@ static void test_corpus_roundtrip_byte_identical(void **state) {
       printf("sfd/%s: absent, skipped\n", s_sets[s]);
       continue;
     }
+    sets++;
     size_t nf, nd;
     char **files = s_list(dir, ".sfd", &nf), **dirs = s_list(dir, ".sfdir", &nd);
     int count = 0, same = 0, snaps = 0;
     clock_t t0 = clock();
     for (size_t i = 0; i < nf + nd; i++) {
-      int is_dir = i >= nf, snap_ok;
+      int is_dir = i >= nf;
       snprintf(path, sizeof path, "%s/%s", dir, is_dir ? dirs[i - nf] : files[i]);
       if (is_dir != s_is_dir(path)) continue;
-      count++;
-      same += is_dir ? s_dir_roundtrip(path, &snap_ok) : s_file_roundtrip(path, &snap_ok);
-      snaps += snap_ok;
+      s_roundtrip_one(path, &count, &same, &snaps);
     }
     printf("sfd/%s: %d of %d byte-identical (%d also through a snapshot), %.1f s\n", s_sets[s], same, count, snaps,
            (double)(clock() - t0) / CLOCKS_PER_SEC);
@@ -189,6 +396,7 @@ static void test_corpus_roundtrip_byte_identical(void **state) {
     s_free_list(files, nf);
     s_free_list(dirs, nd);
   }
+  if (!sets) TU_SKIP("the corpus at %s has no SFD set", corpus);
   assert_int_equal(total_ok, total);
 }
 
@@ -237,43 +445,71 @@ static int s_split(const char *text, size_t len, const char *dir) {
   return bc ? 0 : -1;
 }
 
-static void test_sfdir_split_from_corpus(void **state) {
-  (void)state;
-  const char *corpus = tu_corpus_dir();
-  if (!corpus) {
-    printf("corpus absent: SFDir round trip skipped\n");
-    return;
-  }
-  static const char *const fonts[] = {"fontforge-tests/Ambrosia.sfd", "libertinus/LibertinusMono-Regular.sfd",
-                                      "fontforge-tests/CMAPEncTest.sfd"};
-  int count = 0, same = 0;
-  for (size_t i = 0; i < sizeof fonts / sizeof fonts[0]; i++) {
-    char path[4096], src[] = "/tmp/ens-split-XXXXXX";
-    snprintf(path, sizeof path, "%s/sfd/%s", corpus, fonts[i]);
+/* Splits each font into an SFDir in a fresh directory and round-trips
+ * it; counts fonts split and those that came back identical. */
+static void s_split_all(const char *const *paths, size_t n, int *count, int *same) {
+  for (size_t i = 0; i < n; i++) {
+    char src[] = "/tmp/ens-split-XXXXXX";
     size_t len;
-    char *text = tu_read_file(path, &len);
+    char *text = tu_read_file(paths[i], &len);
     if (!text || !mkdtemp(src)) {
       free(text);
       continue;
     }
     if (s_split(text, len, src) == 0) {
       int snap_ok;
-      count++;
+      (*count)++;
       int ok = s_dir_roundtrip(src, &snap_ok);
-      same += ok && snap_ok;
-      if (!ok || !snap_ok) fprintf(stderr, "  SFDir of %s: not identical\n", fonts[i]);
+      *same += ok && snap_ok;
+      if (!ok || !snap_ok) fprintf(stderr, "  SFDir of %s: not identical\n", paths[i]);
     }
     s_rmdir(src);
     free(text);
   }
+}
+
+static void test_sfdir_split_from_bundled(void **state) {
+  (void)state;
+  char a[4096], b[4096];
+  snprintf(a, sizeof a, "%s/examples/LibertinusMono-Regular.sfd", tu_source_dir());
+  snprintf(b, sizeof b, "%s/fonts/DejaVuSans-ExtraLight-subset.sfd", tu_resources_dir());
+  const char *const fonts[] = {a, b};
+  int count = 0, same = 0;
+  s_split_all(fonts, 2, &count, &same);
+  printf("SFDir split from bundled fonts: %d of %d byte-identical\n", same, count);
+  assert_int_equal(count, 2);
+  assert_int_equal(same, count);
+}
+
+static void test_sfdir_split_from_corpus(void **state) {
+  (void)state;
+  const char *corpus = tu_corpus_dir();
+  if (!corpus) TU_SKIP("no shared corpus: SFDirs split from corpus fonts");
+  static const char *const names[] = {"fontforge-tests/Ambrosia.sfd", "fontforge-tests/CMAPEncTest.sfd",
+                                      "dejavu/DejaVuSans-ExtraLight.sfd"};
+  char paths[3][4096];
+  const char *fonts[3];
+  size_t n = 0;
+  for (size_t i = 0; i < 3; i++) {
+    snprintf(paths[n], sizeof paths[n], "%s/sfd/%s", corpus, names[i]);
+    if (access(paths[n], R_OK) == 0) fonts[n] = paths[n], n++;
+  }
+  if (!n) TU_SKIP("the corpus at %s has none of the fonts to split", corpus);
+  int count = 0, same = 0;
+  s_split_all(fonts, n, &count, &same);
   printf("SFDir split from corpus fonts: %d of %d byte-identical\n", same, count);
   assert_int_equal(same, count);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bundled_roundtrip_byte_identical),
+      cmocka_unit_test(test_sfdir_by_fontforge_keeps_dot_glyphs),
+      cmocka_unit_test(test_sfdir_split_from_bundled),
+      cmocka_unit_test(test_fontforge_saves_read_alike),
+      cmocka_unit_test(test_new_glyph_files_named_as_fontforge_does),
       cmocka_unit_test(test_corpus_roundtrip_byte_identical),
       cmocka_unit_test(test_sfdir_split_from_corpus),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), sizeof tests / sizeof tests[0]);
 }

@@ -1,13 +1,13 @@
-/* Every SVG of the shared corpus read and written back with no edits, per
- * set: how many come back byte-identical, how many only equal as
- * canonical XML (libxml2's C14N of input and output, comments kept) and
- * why, and how many neither, which must be none. A file the reader
- * refuses counts as refused; only the fuzz sets (librsvg's crash and
- * render-crash) may have such files, and each must give a message. Also
- * through a snapshot. A file written back with other bytes must render
- * pixel for pixel as its input through librsvg (a byte-identical one
- * renders identically by construction). Passes with a message when the
- * corpus is absent. */
+/* SVG drawings read and written back with no edits, per set: how many
+ * come back byte-identical, how many only equal as canonical XML
+ * (libxml2's C14N of input and output, comments kept) and why, and how
+ * many neither, which must be none. A file the reader refuses counts as
+ * refused; only the fuzz sets (librsvg's crash and render-crash) may have
+ * such files, and each must give a message. Also through a snapshot. A
+ * file written back with other bytes must render pixel for pixel as its
+ * input through librsvg (a byte-identical one renders identically by
+ * construction). Always over the drawings bundled in tests/resources; over
+ * the shared corpus when it is there (skipped otherwise). */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,7 +27,7 @@
 
 typedef struct {
   const char *name; /* as reported */
-  const char *dir;  /* under svg/ in the corpus */
+  const char *dir;  /* under svg/ in the corpus, drawings/ in the bundle */
   int fuzz;         /* refusals allowed (each with a message) */
 } s_set;
 
@@ -136,52 +136,83 @@ static int s_roundtrip(const char *path, int *snap_ok, s_why *why) {
   return res;
 }
 
+/* One set: prints its counts; returns how many files it had and adds
+ * what must not happen to *bad. */
+static size_t s_run_set(const char *dir, const char *name, int fuzz, int *bad) {
+  struct {
+    char **v;
+    size_t n;
+  } files;
+  files.v = tu_list_files(dir, ".svg", &files.n);
+  if (!files.n) {
+    printf("svg/%s: absent, skipped\n", name);
+    return 0;
+  }
+  int count[4] = {0}, snaps = 0, shown = 0;
+  clock_t t0 = clock();
+  for (size_t i = 0; i < files.n; i++) {
+    int snap_ok;
+    s_why why;
+    int r = s_roundtrip(files.v[i], &snap_ok, &why);
+    count[r]++;
+    if (r != R_REFUSED && !snap_ok) {
+      fprintf(stderr, "  %s: differs after a snapshot\n", files.v[i]);
+      (*bad)++;
+    }
+    snaps += r != R_REFUSED && snap_ok;
+    const char *base = files.v[i] + strlen(dir) + 1;
+    if (r == R_CANON || r == R_NEITHER) printf("    %s %s: %s\n", r == R_CANON ? "canonical only" : "NEITHER", base, why.reason);
+    if (r == R_REFUSED && (fuzz ? shown++ < 100 : 1)) printf("    refused %s: %s\n", base, why.reason);
+    if (r == R_REFUSED && (!fuzz || !why.reason[0])) (*bad)++;
+    free(files.v[i]);
+  }
+  free(files.v);
+  printf("svg/%s: %zu files: %d byte-identical, %d canonical-XML identical only, %d neither, %d refused "
+         "(%d also through a snapshot), %.1f s\n",
+         name, files.n, count[R_SAME], count[R_CANON], count[R_NEITHER], count[R_REFUSED], snaps,
+         (double)(clock() - t0) / CLOCKS_PER_SEC);
+  *bad += count[R_NEITHER];
+  return files.n;
+}
+
+static const s_set s_bundled[] = {
+    {"bundled/resvg", "resvg", 0},
+    {"bundled/adwaita", "adwaita", 0},
+    {"bundled/mdi", "mdi", 0},
+    {"bundled/librsvg-crash", "librsvg-crash", 1},
+};
+
+static void test_bundled_roundtrip(void **state) {
+  (void)state;
+  xmlInitParser();
+  int bad = 0;
+  s_rendered = s_render_same = 0;
+  for (size_t s = 0; s < sizeof s_bundled / sizeof s_bundled[0]; s++) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/drawings/%s", tu_resources_dir(), s_bundled[s].dir);
+    /* a missing bundle is a failure, not an empty pass */
+    assert_true(s_run_set(dir, s_bundled[s].name, s_bundled[s].fuzz, &bad) > 0);
+  }
+  printf("written back with other bytes: %d files, %d of them render pixel-identical to their input\n", s_rendered,
+         s_render_same);
+  bad += s_rendered - s_render_same;
+  assert_int_equal(bad, 0);
+}
+
 static void test_corpus_roundtrip(void **state) {
   (void)state;
   const char *corpus = tu_corpus_dir();
-  if (!corpus) {
-    printf("corpus absent (set ENSEMBLE_CORPUS): SVG round trip skipped\n");
-    return;
-  }
+  if (!corpus) TU_SKIP("no shared corpus (../shared/corpus or $ENSEMBLE_CORPUS): SVG corpus round trip");
   xmlInitParser();
   int bad = 0;
+  size_t found = 0;
+  s_rendered = s_render_same = 0;
   for (size_t s = 0; s < sizeof s_sets / sizeof s_sets[0]; s++) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/svg/%s", corpus, s_sets[s].dir);
-    struct {
-      char **v;
-      size_t n;
-    } files;
-    files.v = tu_list_files(dir, ".svg", &files.n);
-    if (!files.n) {
-      printf("svg/%s: absent, skipped\n", s_sets[s].name);
-      continue;
-    }
-    int count[4] = {0}, snaps = 0, shown = 0;
-    clock_t t0 = clock();
-    for (size_t i = 0; i < files.n; i++) {
-      int snap_ok;
-      s_why why;
-      int r = s_roundtrip(files.v[i], &snap_ok, &why);
-      count[r]++;
-      if (r != R_REFUSED && !snap_ok) {
-        fprintf(stderr, "  %s: differs after a snapshot\n", files.v[i]);
-        bad++;
-      }
-      snaps += r != R_REFUSED && snap_ok;
-      const char *base = files.v[i] + strlen(dir) + 1;
-      if (r == R_CANON || r == R_NEITHER) printf("    %s %s: %s\n", r == R_CANON ? "canonical only" : "NEITHER", base, why.reason);
-      if (r == R_REFUSED && (s_sets[s].fuzz ? shown++ < 100 : 1)) printf("    refused %s: %s\n", base, why.reason);
-      if (r == R_REFUSED && (!s_sets[s].fuzz || !why.reason[0])) bad++;
-      free(files.v[i]);
-    }
-    free(files.v);
-    printf("svg/%s: %zu files: %d byte-identical, %d canonical-XML identical only, %d neither, %d refused "
-           "(%d also through a snapshot), %.1f s\n",
-           s_sets[s].name, files.n, count[R_SAME], count[R_CANON], count[R_NEITHER], count[R_REFUSED], snaps,
-           (double)(clock() - t0) / CLOCKS_PER_SEC);
-    bad += count[R_NEITHER];
+    found += s_run_set(dir, s_sets[s].name, s_sets[s].fuzz, &bad);
   }
+  if (!found) TU_SKIP("the corpus at %s has no SVG set", corpus);
   printf("written back with other bytes: %d files, %d of them render pixel-identical to their input\n", s_rendered,
          s_render_same);
   bad += s_rendered - s_render_same;
@@ -190,7 +221,8 @@ static void test_corpus_roundtrip(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bundled_roundtrip),
       cmocka_unit_test(test_corpus_roundtrip),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), sizeof tests / sizeof tests[0]);
 }

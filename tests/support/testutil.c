@@ -161,13 +161,35 @@ ens_txn *tu_random_txn(tu_rng *r, ens_doc *doc, int max_ops) {
   return t;
 }
 
+const char *tu_source_dir(void) {
+  const char *src = getenv("ENS_SOURCE_DIR");
+  if (src && *src) return src;
+#ifdef ENS_TEST_SOURCE_DIR
+  return ENS_TEST_SOURCE_DIR;
+#else
+  return ".";
+#endif
+}
+
+const char *tu_resources_dir(void) {
+  static char path[4096];
+  snprintf(path, sizeof path, "%s/tests/resources", tu_source_dir());
+  return path;
+}
+
 const char *tu_corpus_dir(void) {
   static char path[4096];
   const char *env = getenv("ENSEMBLE_CORPUS");
-  if (env && *env && access(env, R_OK) == 0) return env;
-  const char *src = getenv("ENS_SOURCE_DIR");
-  snprintf(path, sizeof path, "%s/../shared/corpus", src ? src : ".");
+  if (env && *env) return access(env, R_OK) == 0 ? env : NULL;
+  snprintf(path, sizeof path, "%s/../shared/corpus", tu_source_dir());
   return access(path, R_OK) == 0 ? path : NULL;
+}
+
+int tu_skipped;
+
+int tu_exit(int failed, size_t cases) {
+  if (failed) return failed;
+  return cases && (size_t)tu_skipped >= cases ? 77 : 0;
 }
 
 char *tu_read_file(const char *path, size_t *len) {

@@ -3,7 +3,9 @@
 #ifndef ENS_TESTUTIL_H
 #define ENS_TESTUTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ensemble.h"
 
@@ -42,8 +44,34 @@ ens_doc *tu_random_doc(tu_rng *r, uint32_t site, size_t n);
  * objects. It may be invalid: that is the point. */
 ens_txn *tu_random_txn(tu_rng *r, ens_doc *doc, int max_ops);
 
-/* Path of the shared corpus or NULL when absent. */
+/* The source tree: $ENS_SOURCE_DIR (set by CTest), else where it was
+ * when the test was built. */
+const char *tu_source_dir(void);
+
+/* The test files bundled with the sources (tests/resources, see its
+ * README.md): always there, so the round-trip tests never depend on
+ * anything outside the repository. */
+const char *tu_resources_dir(void);
+
+/* Path of the shared corpus (ENSEMBLE_CORPUS, else ../shared/corpus beside
+ * the source tree) or NULL when absent. */
 const char *tu_corpus_dir(void);
+
+/* Skipping: a case that cannot run here (no corpus, no FontForge) says why
+ * and reports itself skipped to cmocka, never passed. tu_exit makes the
+ * whole program exit 77 (CTest's SKIP_RETURN_CODE) when every case was
+ * skipped, so that CTest shows it as skipped too. Use in main:
+ *   return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), count); */
+extern int tu_skipped;
+#define TU_SKIP(...)                                                                                                   \
+  do {                                                                                                                 \
+    printf("skipped: " __VA_ARGS__);                                                                                  \
+    printf("\n");                                                                                                      \
+    fflush(stdout);                                                                                                    \
+    tu_skipped++;                                                                                                      \
+    skip();                                                                                                            \
+  } while (0)
+int tu_exit(int failed, size_t cases);
 
 /* The whole file at path, malloc'd with a NUL after it (free()), or NULL. */
 char *tu_read_file(const char *path, size_t *len);

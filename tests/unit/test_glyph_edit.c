@@ -420,6 +420,133 @@ static void test_lsb_moves_everything_together(void **state) {
   ens_doc_free(doc);
 }
 
+/* Composites bound to a glyph by "use my metrics" (flag 1 of Refer:). */
+static const char s_bound_font[] =
+    "SplineFontDB: 3.2\n"
+    "FontName: Bound\n"
+    "Ascent: 800\n"
+    "Descent: 200\n"
+    "LayerCount: 2\n"
+    "Layer: 0 0 \"Back\" 1\n"
+    "Layer: 1 0 \"Fore\" 0\n"
+    "Encoding: UnicodeBmp\n"
+    "BeginChars: 65536 7\n"
+    "\n"
+    "StartChar: A\n"
+    "Encoding: 65 65 0\n"
+    "Width: 600\n"
+    "Flags: W\n"
+    "LayerCount: 2\n"
+    "Fore\n"
+    "SplineSet\n"
+    "10 0 m 1\n"
+    " 10 700 l 1\n"
+    " 300 700 l 1\n"
+    " 300 0 l 1\n"
+    " 10 0 l 1\n"
+    "EndSplineSet\n"
+    "EndChar\n"
+    "\n"
+    "StartChar: acute\n"
+    "Encoding: 180 180 1\n"
+    "Width: 300\n"
+    "Flags: W\n"
+    "LayerCount: 2\n"
+    "Fore\n"
+    "SplineSet\n"
+    "0 0 m 1\n"
+    " 50 100 l 1\n"
+    " 0 0 l 1\n"
+    "EndSplineSet\n"
+    "EndChar\n"
+    "\n"
+    "StartChar: Aacute\n"
+    "Encoding: 193 193 2\n"
+    "Width: 600\n"
+    "Flags: W\n"
+    "VStem: 10 30<0 700>\n"
+    "LayerCount: 2\n"
+    "Fore\n"
+    "Refer: 0 65 N 1 0 0 1 0 0 1\n"
+    "Refer: 1 180 N 1 0 0 1 200 700 2\n"
+    "EndChar\n"
+    "\n"
+    "StartChar: Aacute.ss01\n"
+    "Encoding: 65536 -1 3\n"
+    "Width: 600\n"
+    "Flags: W\n"
+    "LayerCount: 2\n"
+    "Fore\n"
+    "Refer: 2 193 N 1 0 0 1 0 0 1\n"
+    "Refer: 1 180 N 1 0 0 1 50 0 0\n"
+    "EndChar\n"
+    "\n"
+    "StartChar: Aplain\n"
+    "Encoding: 65537 -1 4\n"
+    "Width: 600\n"
+    "Flags: W\n"
+    "LayerCount: 2\n"
+    "Fore\n"
+    "Refer: 0 65 N 1 0 0 1 0 0 0\n"
+    "Refer: 1 180 N 1 0 0 1 200 700 0\n"
+    "EndChar\n"
+    "\n"
+    "StartChar: one\n"
+    "Encoding: 49 49 5\n"
+    "Width: 600\n"
+    "Flags: W\n"
+    "LayerCount: 2\n"
+    "Fore\n"
+    "SplineSet\n"
+    "10 0 m 1\n"
+    " 10 700 l 1\n"
+    " 100 700 l 1\n"
+    " 10 0 l 1\n"
+    "EndSplineSet\n"
+    "EndChar\n"
+    "\n"
+    "StartChar: onesuperior\n"
+    "Encoding: 185 185 6\n"
+    "Width: 600\n"
+    "Flags: W\n"
+    "LayerCount: 2\n"
+    "Fore\n"
+    "Refer: 5 49 N 1 0 0 1 0 0 1\n"
+    "Refer: 1 180 N 1 0 0 1 100 0 0\n"
+    "EndChar\n"
+    "EndChars\n"
+    "EndSplineFont\n";
+
+/* A letter's bearing moves the composites bound to it as FontForge's
+ * SCSynchronizeLBearing does: the letter's outline moved inside them, so
+ * their other references (the accents) and stem hints move too, and so on
+ * for the composites bound to those; the reference to the letter stays.
+ * A composite that only refers to it is left alone, and a non-letter's
+ * composites (FontForge moves them only for letters) keep their accents
+ * where they are; bound widths follow in both cases. */
+static void test_lsb_moves_the_accents_of_bound_composites(void **state) {
+  (void)state;
+  ens_doc *doc = s_read(s_bound_font);
+  ens_txn *t;
+  S_OK(ens_glyph_set_lsb(doc, "A", 40, &t)); /* xmin 10: by 30 */
+  s_commit(doc, t);
+  char *out = s_write(doc);
+  s_contains(out, "StartChar: A\nEncoding: 65 65 0\nWidth: 630\n");
+  s_contains(out, "StartChar: Aacute\nEncoding: 193 193 2\nWidth: 630\nFlags: W\nVStem: 40 30<0 700>\nLayerCount: 2\n"
+                  "Fore\nRefer: 0 65 N 1 0 0 1 0 0 1\nRefer: 1 180 N 1 0 0 1 230 700 2\n");
+  s_contains(out, "StartChar: Aacute.ss01\nEncoding: 65536 -1 3\nWidth: 630\nFlags: W\nLayerCount: 2\n"
+                  "Fore\nRefer: 2 193 N 1 0 0 1 0 0 1\nRefer: 1 180 N 1 0 0 1 80 0 0\n");
+  s_only_glyphs_changed(s_bound_font, out, (const char *const[]){"A", "Aacute", "Aacute.ss01", NULL});
+  ens_free(out);
+  S_OK(ens_glyph_set_lsb(doc, "one", 40, &t));
+  s_commit(doc, t);
+  out = s_write(doc);
+  s_contains(out, "StartChar: onesuperior\nEncoding: 185 185 6\nWidth: 630\nFlags: W\nLayerCount: 2\n"
+                  "Fore\nRefer: 5 49 N 1 0 0 1 0 0 1\nRefer: 1 180 N 1 0 0 1 100 0 0\n");
+  ens_free(out);
+  ens_doc_free(doc);
+}
+
 /* --- outlines ---------------------------------------------------------------------------------- */
 
 static void test_move_takes_control_points_along(void **state) {
@@ -668,6 +795,38 @@ static void test_rename_follows_everywhere(void **state) {
   s_refused(doc, ENS_EINVAL, ens_glyph_rename(doc, "Aalt", "A b", &none), none);
   s_refused(doc, ENS_EINVAL, ens_glyph_rename(doc, "Aalt", "", &none), none);
   s_refused(doc, ENS_ENOTFOUND, ens_glyph_rename(doc, "A", "X", &none), none);
+  ens_doc_free(doc);
+}
+
+/* FontForge reads a kerning class as "len names" with len in bytes,
+ * across line breaks: DejaVu has a class ending in a line break and a
+ * blank, so a line holding only a blank follows it. The classes after it
+ * are still renamed, with their lengths, and the one that runs over its
+ * line is kept as it was. */
+static void test_rename_in_a_kerning_class_that_runs_over_its_line(void **state) {
+  (void)state;
+  static const char old_block[] = "KernClass2: 2 2 \"kernc\"\n 3 A D\n 1 C\n 0 {} 0 {} 0 {} -30 {}\n";
+  static const char new_block[] = "KernClass2: 3+ 3 \"kernc\"\n 1 F\n 5 E C\n \n 3 A D\n 1 C\n 3 D A\n"
+                                  " 0 {} 0 {} 0 {} 0 {} 0 {} 0 {} 0 {} 0 {} -30 {}\n";
+  const char *at = strstr(s_font, old_block);
+  assert_non_null(at);
+  char font[sizeof s_font + sizeof new_block];
+  snprintf(font, sizeof font, "%.*s%s%s", (int)(at - s_font), s_font, new_block, at + strlen(old_block));
+  ens_doc *doc = s_read(font);
+  ens_txn *t;
+  S_OK(ens_glyph_rename(doc, "A", "Aalt", &t));
+  s_commit(doc, t);
+  char *out = s_write(doc);
+  s_contains(out, "KernClass2: 3+ 3 \"kernc\"\n 1 F\n 5 E C\n \n 6 Aalt D\n 1 C\n 6 D Aalt\n 0 {} 0 {}");
+  ens_free(out);
+  /* a removal drops the name from the classes after it too */
+  S_OK(ens_glyph_rename(doc, "Aalt", "A", &t));
+  s_commit(doc, t);
+  S_OK(ens_glyph_remove(doc, "D", &t));
+  s_commit(doc, t);
+  out = s_write(doc);
+  s_contains(out, "KernClass2: 3+ 3 \"kernc\"\n 1 F\n 5 E C\n \n 1 A\n 1 C\n 1 A\n 0 {} 0 {}");
+  ens_free(out);
   ens_doc_free(doc);
 }
 
@@ -939,6 +1098,7 @@ int main(void) {
       cmocka_unit_test(test_width_and_its_bound_glyph),
       cmocka_unit_test(test_bounds_follow_curves_and_references),
       cmocka_unit_test(test_lsb_moves_everything_together),
+      cmocka_unit_test(test_lsb_moves_the_accents_of_bound_composites),
       cmocka_unit_test(test_move_takes_control_points_along),
       cmocka_unit_test(test_add_and_remove_contours),
       cmocka_unit_test(test_add_point_splits_a_segment),
@@ -946,6 +1106,7 @@ int main(void) {
       cmocka_unit_test(test_reverse_keeps_the_start_and_the_shape),
       cmocka_unit_test(test_quadratic_controls_and_point_numbers),
       cmocka_unit_test(test_rename_follows_everywhere),
+      cmocka_unit_test(test_rename_in_a_kerning_class_that_runs_over_its_line),
       cmocka_unit_test(test_unicode),
       cmocka_unit_test(test_add_glyph),
       cmocka_unit_test(test_remove_glyph),

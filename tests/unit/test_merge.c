@@ -1,7 +1,9 @@
 /* Three-way merge (ensemble/merge.h), one test per rule of docs/merge.md on
  * small hand-built documents whose objects are named by a "name" property,
- * then on real files: a corpus font and drawing edited two ways with the
- * glyph and drawing edit commands, merged, written and read back. */
+ * then on real files: a font (the one bundled in tests/resources, and one
+ * of the shared corpus when it is there) and a corpus drawing edited two
+ * ways with the glyph and drawing edit commands, merged, written and read
+ * back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -562,9 +564,13 @@ static void test_bad_arguments_are_refused(void **state) {
 
 /* --- real files ------------------------------------------------------------------- */
 
+/* A file of the shared corpus, or NULL (the case reports itself skipped). */
 static ens_doc *s_read_corpus(const char *rel, int svg) {
   const char *corpus = tu_corpus_dir();
-  if (!corpus) return NULL;
+  if (!corpus) {
+    TU_SKIP("no shared corpus (../shared/corpus or $ENSEMBLE_CORPUS): %s", rel);
+    return NULL;
+  }
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", corpus, rel);
   ens_doc *doc;
@@ -619,19 +625,47 @@ static size_t s_contours(const ens_doc *doc, const char *glyph) {
   return 0;
 }
 
+/* The point that ens_glyph_pt {0, 1} names: contour 0, point 1 of the
+ * foreground layer. */
+static const ens_obj *s_point(const ens_doc *doc, const char *glyph) {
+  const ens_obj *g = ens_glyph_find(doc, glyph);
+  assert_non_null(g);
+  for (size_t k = 0; k < ens_obj_child_count(g); k++) {
+    const ens_obj *l = ens_obj_child(g, k);
+    ens_value idx;
+    if (strcmp(ens_obj_kind(l), ENS_SFD_LAYER) || ens_obj_get(l, "index", &idx) || idx.u.i != 1) continue;
+    for (size_t c = 0; c < ens_obj_child_count(l); c++)
+      if (!strcmp(ens_obj_kind(ens_obj_child(l, c)), ENS_SFD_CONTOUR)) return ens_obj_child(ens_obj_child(l, c), 1);
+  }
+  fail_msg("glyph %s has no contour", glyph);
+  return NULL;
+}
+
+/* The glyph an object belongs to. */
+static const ens_obj *s_glyph_of(const ens_obj *o) {
+  while (o && strcmp(ens_obj_kind(o), ENS_SFD_GLYPH) != 0) o = ens_obj_parent(o);
+  return o;
+}
+
 static size_t s_count_text(const unsigned char *text, size_t len, const char *needle) {
   size_t n = 0, nl = strlen(needle);
   for (size_t i = 0; i + nl <= len; i++) n += memcmp(text + i, needle, nl) == 0;
   return n;
 }
 
+/* The font bundled in tests/resources (a DejaVu subset). */
+static ens_doc *s_read_bundled_font(void) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/fonts/DejaVuSans-ExtraLight-subset.sfd", tu_resources_dir());
+  ens_doc *doc;
+  if (ens_sfd_read_path(path, &doc)) fail_msg("%s: %s", path, ens_error_last());
+  return doc;
+}
+
 /* The file mirror's case on a real font: the session (theirs, sharing
  * base's ids) changed some glyphs while the editor, holding base, changed
- * others and saved (ours, read from the saved file). */
-static void test_a_font_edited_two_ways(void **state) {
-  (void)state;
-  ens_doc *base = s_read_corpus("sfd/fontforge-tests/Ambrosia.sfd", 0);
-  if (!base) skip();
+ * others and saved (ours, read from the saved file). Frees base. */
+static void s_font_edited_two_ways(ens_doc *base) {
   ens_doc *editor = s_copy(base, 2), *theirs = s_copy(base, 3);
   int64_t wa = s_width(base, "A"), wb = s_width(base, "B"), we = s_width(base, "E");
   size_t cd = s_contours(base, "D");
@@ -660,29 +694,34 @@ static void test_a_font_edited_two_ways(void **state) {
   assert_int_equal(s_width(theirs, "A"), wa + 10);
   assert_int_equal(s_width(theirs, "B"), wb + 20);
   assert_int_equal(s_contours(theirs, "D"), cd + 1);
-  const ens_obj *pc = ens_obj_child(ens_obj_child(ens_obj_child(ens_glyph_find(theirs, "C"), 0), 0), 1);
-  const ens_obj *pc0 = ens_obj_child(ens_obj_child(ens_obj_child(ens_glyph_find(c_theirs, "C"), 0), 0), 1);
   ens_value x, x0;
-  ens_obj_get(pc, "x", &x);
-  ens_obj_get(pc0, "x", &x0);
+  ens_obj_get(s_point(theirs, "C"), "x", &x);
+  ens_obj_get(s_point(c_theirs, "C"), "x", &x0);
   assert_true(ens_value_equal(&x, &x0)); /* theirs' move of C's point stays */
-  /* the conflicts: E's width, G deleted by ours and edited by theirs, and
-   * the new glyph's width; ours preferred */
-  assert_int_equal(ens_merge_conflict_count(m), 3);
+  /* the conflicts: G deleted by ours and edited by theirs, E's width (and
+   * the width of each composite bound to E by "use my metrics", which
+   * follows E's on both sides), the new glyph's width; ours preferred */
+  size_t nc = ens_merge_conflict_count(m), bound = 0;
+  assert_true(nc >= 3);
   const ens_merge_conflict *c = ens_merge_conflict_at(m, 0);
   assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
   assert_string_equal(c->path, "glyph G");
   assert_int_equal(c->ours_kept, 1);
   assert_null(ens_glyph_find(theirs, "G"));
-  c = ens_merge_conflict_at(m, 1);
-  assert_int_equal(c->kind, ENS_CONFLICT_SET);
-  assert_string_equal(c->path, "glyph E");
-  assert_string_equal(c->key, "width");
-  assert_int_equal(c->base.u.i, we);
-  assert_int_equal(c->ours.u.i, 600);
-  assert_int_equal(c->theirs.u.i, 700);
-  assert_int_equal(s_width(theirs, "E"), 600);
-  c = ens_merge_conflict_at(m, 2);
+  for (size_t k = 1; k + 1 < nc; k++, bound++) {
+    c = ens_merge_conflict_at(m, k);
+    assert_int_equal(c->kind, ENS_CONFLICT_SET);
+    assert_true(strncmp(c->path, "glyph ", 6) == 0);
+    if (k == 1) assert_string_equal(c->path, "glyph E");
+    assert_string_equal(c->key, "width");
+    assert_int_equal(c->base.u.i, we);
+    assert_int_equal(c->ours.u.i, 600);
+    assert_int_equal(c->theirs.u.i, 700);
+    assert_int_equal(s_width(theirs, c->path + 6), 600);
+  }
+  assert_true(bound >= 1);
+  printf("%zu composite(s) bound to E by \"use my metrics\"\n", bound - 1);
+  c = ens_merge_conflict_at(m, nc - 1);
   assert_int_equal(c->kind, ENS_CONFLICT_INSERT);
   assert_string_equal(c->path, "glyph merged");
   assert_string_equal(c->key, "width");
@@ -708,13 +747,22 @@ static void test_a_font_edited_two_ways(void **state) {
   ens_doc_free(base);
 }
 
-/* An editor that does not reload saves its stale copy: diffing the save
- * against the session (what a mirror did) reverts the collaborator's
- * change; the merge with the editor's own version as base keeps it. */
-static void test_a_stale_save_keeps_a_collaborators_change(void **state) {
+static void test_a_font_edited_two_ways(void **state) {
+  (void)state;
+  s_font_edited_two_ways(s_read_bundled_font());
+}
+
+static void test_a_corpus_font_edited_two_ways(void **state) {
   (void)state;
   ens_doc *base = s_read_corpus("sfd/fontforge-tests/Ambrosia.sfd", 0);
-  if (!base) skip();
+  if (base) s_font_edited_two_ways(base);
+}
+
+/* An editor that does not reload saves its stale copy: diffing the save
+ * against the session (what a mirror did) reverts the collaborator's
+ * change; the merge with the editor's own version as base keeps it.
+ * Frees base. */
+static void s_stale_save_keeps_a_collaborators_change(ens_doc *base) {
   ens_doc *editor = s_copy(base, 2), *session = s_copy(base, 3);
   int64_t wa = s_width(base, "a"), wb = s_width(base, "b");
   S_DO(session, ens_glyph_set_width(session, "b", 751, &t_)); /* the collaborator */
@@ -731,10 +779,22 @@ static void test_a_stale_save_keeps_a_collaborators_change(void **state) {
   ens_merge *m;
   assert_int_equal(ens_merge3(base, save, session, &opts, &m), 0);
   assert_int_equal(ens_merge_conflict_count(m), 0);
-  /* only glyph a changes (its width and the text kept for its head) */
+  /* only what the editor's width edit changed: glyph a (its width and the
+   * text kept for its head) and, where the font binds composites to a by
+   * "use my metrics", their widths */
   assert_true(ens_txn_op_count(ens_merge_txn(m)) >= 1);
-  for (size_t k = 0; k < ens_txn_op_count(ens_merge_txn(m)); k++)
-    assert_true(ens_txn_op_target(ens_merge_txn(m), k) == ens_obj_id(ens_glyph_find(session, "a")));
+  int a_changed = 0;
+  for (size_t k = 0; k < ens_txn_op_count(ens_merge_txn(m)); k++) {
+    const ens_obj *g = s_glyph_of(ens_doc_get(session, ens_txn_op_target(ens_merge_txn(m), k)));
+    assert_non_null(g);
+    ens_value nv;
+    assert_int_equal(ens_obj_get(g, "name", &nv), 0);
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)nv.u.s.len, nv.u.s.ptr);
+    a_changed |= !strcmp(name, "a");
+    if (s_width(editor, name) == s_width(base, name)) fail_msg("the merge changes glyph %s, which the editor did not", name);
+  }
+  assert_true(a_changed);
   assert_int_equal(ens_doc_apply(session, ens_merge_txn(m), ENS_ORIGIN_LOCAL, NULL), 0);
   assert_int_equal(s_width(session, "a"), wa + 1);
   assert_int_equal(s_width(session, "b"), 751);
@@ -744,6 +804,17 @@ static void test_a_stale_save_keeps_a_collaborators_change(void **state) {
   ens_doc_free(editor);
   ens_doc_free(session);
   ens_doc_free(base);
+}
+
+static void test_a_stale_save_keeps_a_collaborators_change(void **state) {
+  (void)state;
+  s_stale_save_keeps_a_collaborators_change(s_read_bundled_font());
+}
+
+static void test_a_stale_save_of_a_corpus_font(void **state) {
+  (void)state;
+  ens_doc *base = s_read_corpus("sfd/fontforge-tests/Ambrosia.sfd", 0);
+  if (base) s_stale_save_keeps_a_collaborators_change(base);
 }
 
 static const char *s_attr(const ens_doc *doc, const char *address, const char *name) {
@@ -760,7 +831,7 @@ static const char *s_attr(const ens_doc *doc, const char *address, const char *n
 static void test_a_drawing_edited_two_ways(void **state) {
   (void)state;
   ens_doc *base = s_read_corpus("svg/librsvg/rsvg/tests/fixtures/reftests/svg1.1/struct-group-03-t.svg", 1);
-  if (!base) skip();
+  if (!base) return;
   ens_doc *a = s_copy(base, 2), *b = s_copy(base, 3);
   static const char rect[] = "<rect id=\"added\" width=\"5\" height=\"5\"/>";
   static const char circle[] = "<circle id=\"theirs-only\" r=\"3\"/>";
@@ -827,8 +898,10 @@ int main(void) {
       cmocka_unit_test(test_merging_is_deterministic),
       cmocka_unit_test(test_bad_arguments_are_refused),
       cmocka_unit_test(test_a_stale_save_keeps_a_collaborators_change),
+      cmocka_unit_test(test_a_stale_save_of_a_corpus_font),
       cmocka_unit_test(test_a_font_edited_two_ways),
+      cmocka_unit_test(test_a_corpus_font_edited_two_ways),
       cmocka_unit_test(test_a_drawing_edited_two_ways),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), sizeof tests / sizeof tests[0]);
 }

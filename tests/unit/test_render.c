@@ -125,26 +125,19 @@ static void test_slow_drawing_is_stopped(void **state) {
   assert_null(img.pixels);
 }
 
-/* librsvg aborts its process on these (a Rust panic); here, an error. */
+/* librsvg aborts its process on these (a Rust panic); here, an error.
+ * The two files are librsvg's own fuzz cases, bundled in tests/resources. */
 static void test_renderer_crash_is_an_error(void **state) {
   (void)state;
-  const char *corpus = tu_corpus_dir();
-  if (!corpus) {
-    printf("corpus absent (set ENSEMBLE_CORPUS): librsvg crash files skipped\n");
-    return;
-  }
   static const char *files[] = {
-      "svg/librsvg/rsvg/tests/fixtures/crash/bug1064-private-lang-tag-in-lang-selector.svg",
-      "svg/librsvg/rsvg/tests/fixtures/render-crash/bug928-empty-feTile-bounds.svg",
+      "crash/bug1064-private-lang-tag-in-lang-selector.svg",
+      "render-crash/bug928-empty-feTile-bounds.svg",
   };
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", corpus, files[i]);
+    snprintf(path, sizeof path, "%s/drawings/librsvg-crash/%s", tu_resources_dir(), files[i]);
     FILE *f = fopen(path, "rb");
-    if (!f) {
-      printf("%s absent, skipped\n", files[i]);
-      continue;
-    }
+    assert_non_null(f);
     char buf[65536];
     size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
@@ -157,56 +150,71 @@ static void test_renderer_crash_is_an_error(void **state) {
   }
 }
 
-/* librsvg's own crash and render-crash files: each renders or gives an
- * error with a message, and this process never goes down with it. */
-static void test_crash_sets_render_or_give_an_error(void **state) {
+/* Every .svg of dir renders or gives an error with a message, and this
+ * process never goes down with it; returns how many files there were. */
+static int s_crash_set(const char *dir, const char *name) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    printf("%s absent, skipped\n", name);
+    return 0;
+  }
+  int rendered = 0, refused = 0, crashed = 0, slow = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    size_t nl = strlen(de->d_name);
+    if (nl < 4 || strcmp(de->d_name + nl - 4, ".svg") != 0) continue;
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    FILE *f = fopen(path, "rb");
+    if (!f) continue;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    ens_image img;
+    ens_render_size size = {0, 0, 5000};
+    int rc = ens_render_svg(buf, n, size, &img);
+    if (rc == 0) {
+      assert_true(img.width > 0 && img.height > 0 && img.pixels);
+      ens_image_free(&img);
+      rendered++;
+      continue;
+    }
+    assert_true(ens_error_last()[0] != '\0');
+    refused++;
+    crashed += strstr(ens_error_last(), "crashed") != NULL;
+    slow += strstr(ens_error_last(), "longer than") != NULL;
+  }
+  closedir(d);
+  printf("%s: %d rendered, %d errors (%d where librsvg crashed, %d stopped at 5 s)\n", name, rendered, refused, crashed,
+         slow);
+  return rendered + refused;
+}
+
+/* librsvg's own crash set (all of it) and one render-crash case, bundled. */
+static void test_bundled_crash_files_render_or_give_an_error(void **state) {
+  (void)state;
+  static const char *sets[] = {"crash", "render-crash"};
+  for (size_t s = 0; s < sizeof sets / sizeof *sets; s++) {
+    char dir[4096], name[64];
+    snprintf(dir, sizeof dir, "%s/drawings/librsvg-crash/%s", tu_resources_dir(), sets[s]);
+    snprintf(name, sizeof name, "bundled %s", sets[s]);
+    assert_true(s_crash_set(dir, name) > 0);
+  }
+}
+
+/* librsvg's crash and render-crash sets as the corpus holds them. */
+static void test_corpus_crash_sets_render_or_give_an_error(void **state) {
   (void)state;
   const char *corpus = tu_corpus_dir();
-  if (!corpus) {
-    printf("corpus absent (set ENSEMBLE_CORPUS): librsvg crash sets skipped\n");
-    return;
-  }
-  static const char *sets[] = {"svg/librsvg/rsvg/tests/fixtures/crash",
-                               "svg/librsvg/rsvg/tests/fixtures/render-crash"};
+  if (!corpus) TU_SKIP("no shared corpus (../shared/corpus or $ENSEMBLE_CORPUS): librsvg's crash sets");
+  static const char *sets[] = {"svg/librsvg/rsvg/tests/fixtures/crash", "svg/librsvg/rsvg/tests/fixtures/render-crash"};
+  int files = 0;
   for (size_t s = 0; s < sizeof sets / sizeof *sets; s++) {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/%s", corpus, sets[s]);
-    DIR *d = opendir(dir);
-    if (!d) {
-      printf("%s absent, skipped\n", sets[s]);
-      continue;
-    }
-    int rendered = 0, refused = 0, crashed = 0, slow = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-      size_t nl = strlen(de->d_name);
-      if (nl < 4 || strcmp(de->d_name + nl - 4, ".svg") != 0) continue;
-      char path[8192];
-      snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-      FILE *f = fopen(path, "rb");
-      if (!f) continue;
-      static char buf[1 << 20];
-      size_t n = fread(buf, 1, sizeof buf, f);
-      fclose(f);
-      ens_image img;
-      ens_render_size size = {0, 0, 5000};
-      int rc = ens_render_svg(buf, n, size, &img);
-      if (rc == 0) {
-        assert_true(img.width > 0 && img.height > 0 && img.pixels);
-        ens_image_free(&img);
-        rendered++;
-        continue;
-      }
-      assert_true(ens_error_last()[0] != '\0');
-      refused++;
-      crashed += strstr(ens_error_last(), "crashed") != NULL;
-      slow += strstr(ens_error_last(), "longer than") != NULL;
-    }
-    closedir(d);
-    printf("%s: %d rendered, %d errors (%d where librsvg crashed, %d stopped at 5 s)\n", sets[s], rendered, refused,
-           crashed, slow);
-    assert_true(rendered + refused > 0);
+    files += s_crash_set(dir, sets[s]);
   }
+  if (!files) TU_SKIP("the corpus at %s has no librsvg crash set", corpus);
 }
 
 int main(void) {
@@ -218,7 +226,8 @@ int main(void) {
       cmocka_unit_test(test_nothing_loaded_from_outside),
       cmocka_unit_test(test_slow_drawing_is_stopped),
       cmocka_unit_test(test_renderer_crash_is_an_error),
-      cmocka_unit_test(test_crash_sets_render_or_give_an_error),
+      cmocka_unit_test(test_bundled_crash_files_render_or_give_an_error),
+      cmocka_unit_test(test_corpus_crash_sets_render_or_give_an_error),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), sizeof tests / sizeof tests[0]);
 }

@@ -216,7 +216,7 @@ static void test_accepting_one_that_cannot_apply_is_a_divergence(void **state) {
   ens_doc_free(d);
 }
 
-/* DESIGN.md: an edit of an object a collaborator deleted is dropped, the
+/* docs/design.md, "Concurrency": an edit of an object a collaborator deleted is dropped, the
  * rest of the change stands. A pending change that also edits a deleted
  * object goes back on without that edit, and its undo step undoes what
  * stayed; the ack says how much was left out. When the delete is undone

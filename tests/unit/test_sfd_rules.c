@@ -279,6 +279,21 @@ static void test_glyph_lines_that_would_not_read_back_refused(void **state) {
   ens_doc_free(doc);
 }
 
+/* A glyph's file in an SFDir: a .glyph file inside the font's directory.
+ * FontForge names the files of .notdef and .null .notdef.glyph and
+ * .null.glyph, so a leading dot is one it writes. */
+static void test_a_glyph_file_outside_the_directory_refused(void **state) {
+  (void)state;
+  ens_doc *doc = s_font_doc();
+  const ens_obj *a = s_glyph(doc, "A");
+  s_refused(doc, s_set(a, "~file", ens_str("../A.glyph")), ENS_EFORMAT, "not the name of a .glyph file");
+  s_refused(doc, s_set(a, "~file", ens_str("A.sfd")), ENS_EFORMAT, "not the name of a .glyph file");
+  s_refused(doc, s_set(a, "~file", ens_str(".glyph")), ENS_EFORMAT, "not the name of a .glyph file");
+  s_accepted(doc, s_set(a, "~file", ens_str(".notdef.glyph")));
+  s_accepted(doc, s_set(a, "~file", ens_str("_A.glyph")));
+  ens_doc_free(doc);
+}
+
 /* --- text kept as read ---------------------------------------------------------------------- */
 
 static void test_kept_text_that_would_read_as_more_refused(void **state) {
@@ -368,6 +383,7 @@ int main(void) {
       cmocka_unit_test(test_points_that_would_not_read_back_refused),
       cmocka_unit_test(test_references_anchors_and_kerning_that_would_not_read_back_refused),
       cmocka_unit_test(test_glyph_lines_that_would_not_read_back_refused),
+      cmocka_unit_test(test_a_glyph_file_outside_the_directory_refused),
       cmocka_unit_test(test_kept_text_that_would_read_as_more_refused),
       cmocka_unit_test(test_a_reference_that_would_name_another_glyph_refused),
       cmocka_unit_test(test_glyph_commands_meet_the_rules),

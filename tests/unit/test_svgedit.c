@@ -279,6 +279,16 @@ static void test_group_ungroup(void **state) {
   REFUSED(ens_svg_ungroup(doc, "#a", &t), ENS_EINVAL, "#a is referenced by /svg[0]/use[0]");
   REFUSED(ens_svg_ungroup(doc, "#b", &t), ENS_EINVAL, "has class=\"x\"");
   ens_doc_free(doc);
+
+  /* a <switch> draws its first child that applies: grouping its children
+     (or spilling a group's into it) would change which that is */
+  static const char sw[] = "<svg xmlns=\"http://www.w3.org/2000/svg\"><switch><rect id=\"a\" fill=\"green\"/>"
+                           "<rect id=\"b\" fill=\"red\"/><g id=\"c\"><rect/></g></switch></svg>";
+  doc = s_read(sw);
+  const char *ab[] = {"#a", "#b"};
+  REFUSED(ens_svg_group(doc, ab, 2, NULL, &t), ENS_EINVAL, "#a is a child of a <switch>");
+  REFUSED(ens_svg_ungroup(doc, "#c", &t), ENS_EINVAL, "#c is a child of a <switch>");
+  ens_doc_free(doc);
 }
 
 static void test_duplicate(void **state) {

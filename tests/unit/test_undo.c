@@ -1,4 +1,4 @@
-/* The undo rules of DESIGN.md ("Transactions and undo"), one test each,
+/* The undo rules of docs/design.md ("Undo"), one test each,
  * named after the rule. Remote transactions are applied the way a session
  * applies a collaborator's: ens_doc_apply with ENS_ORIGIN_REMOTE. */
 #include <setjmp.h>

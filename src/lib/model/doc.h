@@ -163,8 +163,16 @@ static inline void ens__obj_touch(ens_obj *obj) {
 void ens__doc_mark_as_read(ens_doc *doc);
 
 ens__prop *ens__obj_find_prop(const ens_obj *obj, const char *interned_key);
-/* Set (or with NIL remove) a property; old value copied into *old when not
- * NULL (strings in *old are then owned by the caller: free old->u.s.ptr). */
+/* Set a property of obj to *v, or with NIL remove it (an existing entry
+ * stays, holding NIL, so that its clock survives; removing an absent key
+ * adds nothing). interned_key must be one of doc's atoms. The object keeps
+ * its own copy of a string or bytes value; the old value is released, not
+ * returned: a caller that needs it (an inverse) copies it first
+ * (ens__prop_value, then ens__value_dup). When slot is not NULL, *slot is
+ * the entry now holding the value (NULL when nothing was added), for the
+ * caller to stamp; it stays valid until the next property set on obj.
+ * Marks obj changed since reading unless the key is local-only. ENS_ELIMIT
+ * (a value over 4 GiB) or ENS_ENOMEM leave the property as it was. */
 int ens__obj_set_prop(ens_doc *doc, ens_obj *obj, const char *interned_key, const ens_value *v,
                       ens__prop **slot);
 ens_value ens__prop_value(const ens__prop *p);

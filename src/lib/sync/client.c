@@ -1,4 +1,4 @@
-/* The session client (DESIGN.md, "Sessions"; docs/protocol.md): one DEALER
+/* The session client (docs/design.md, "Concurrency"; docs/protocol.md): one DEALER
  * connection at a time; hello with what it holds; catch-up from a snapshot
  * or the log; the user's changes applied at once and queued (pending.c);
  * acks, rejects and collaborators' changes in the server's order; a gap,
@@ -444,7 +444,7 @@ static void s_accept(ens_session *s, uint64_t ctn) {
     return;
   }
   ens_session_event ev;
-  if (dropped) { /* DESIGN.md: an edit of a deleted object is dropped and reported to its author */
+  if (dropped) { /* an edit of a deleted object is dropped and reported to its author (docs/design.md) */
     memset(&ev, 0, sizeof ev);
     ev.kind = ENS_SESSION_DROPPED;
     ev.ctn = ctn;

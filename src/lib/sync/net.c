@@ -1,6 +1,7 @@
 /* ZeroMQ sends that never block (see net.h). The server's ROUTER runs with
  * ZMQ_ROUTER_MANDATORY, so a full or vanished peer is an error here rather
- * than a message dropped in silence (REFERENCE.md). */
+ * than a message dropped in silence: without it, ROUTER drops what a full
+ * queue cannot take and says nothing. */
 #include "net.h"
 
 #include <errno.h>

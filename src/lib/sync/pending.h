@@ -1,4 +1,4 @@
-/* A client's pending transactions (DESIGN.md, "Sessions"): its own
+/* A client's pending transactions (docs/design.md, "Concurrency"): its own
  * changes, applied to the document at once and kept, in order, with their
  * inverses until the server acknowledges or rejects them. The document is
  * always the server's state as far as the client knows it, with the

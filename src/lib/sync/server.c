@@ -1,4 +1,4 @@
-/* The session server (DESIGN.md, "Sessions"; docs/protocol.md): one ROUTER
+/* The session server (docs/design.md, "Concurrency"; docs/protocol.md): one ROUTER
  * socket, the document, the durable log. Each poll round drains what has
  * arrived, applies every transaction to the server's own copy (a refused
  * one is rejected whole), commits the round's accepted ones and decisions
@@ -640,7 +640,7 @@ static int s_reject(ens_server *s, s_client *c, uint64_t ctn, int code, const ch
 }
 
 /* A transaction that edits what a collaborator deleted: those operations
- * are left out and the rest applies (DESIGN.md, "Sessions"); the log and
+ * are left out and the rest applies (docs/design.md, "Concurrency"); the log and
  * the others get what applied, in *bytes (malloc'd). Its author's client
  * leaves out the same operations when it puts the transaction back on
  * top of the delete, and tells its user. Nothing left: ENS_ENOTFOUND. */
@@ -1022,7 +1022,7 @@ static int s_recv_one(ens_server *s, int64_t now) {
   zmq_msg_init(&body);
   while (zmq_msg_more(frames ? &body : &rid)) {
     /* one payload frame only: the rest of a multipart message is read and
-     * dropped, so a peer cannot make us hold it (REFERENCE.md) */
+     * dropped, so a peer cannot make us hold it (docs/protocol.md, "Limits") */
     zmq_msg_close(&body);
     zmq_msg_init(&body);
     if (zmq_msg_recv(&body, s->sock, 0) < 0) break;
@@ -1299,7 +1299,8 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   if (opts->secret_key) {
     /* the ZAP socket is bound before the ROUTER so that no handshake can
      * find it missing; ZAP_ENFORCE_DOMAIN makes a missing handler refuse
-     * rather than let every key in (REFERENCE.md) */
+     * rather than let every key in: CURVE without a handler accepts any
+     * client key */
     s->keys = ens__authorized_keys_copy(opts->authorized_keys);
     s->zap = s->keys ? zmq_socket(s->ctx, ZMQ_REP) : NULL;
     if (!s->zap || zmq_setsockopt(s->zap, ZMQ_LINGER, &zero, sizeof zero) ||

@@ -70,7 +70,7 @@ int ens__doc_apply_unchecked(ens_doc *doc, const ens_txn *txn, ens_origin origin
 
 /* A copy of txn without its operations on objects that doc does not hold
  * and that txn does not insert first: the edits of what a collaborator
- * deleted (DESIGN.md, "Sessions": dropped, the rest stands). *dropped
+ * deleted (docs/design.md, "Concurrency": dropped, the rest stands). *dropped
  * says how many were left out. An object txn itself deletes still counts
  * as there: an edit after its own delete is the author's mistake, which
  * apply refuses as ever. The caller owns *out. */

@@ -1,4 +1,4 @@
-/* The undo manager (DESIGN.md, "Transactions and undo"): a replica's own
+/* The undo manager (docs/design.md, "Undo"): a replica's own
  * steps only, each the inverse of one committed transaction and the clock
  * at which it applied. Undo re-applies that inverse as a new transaction,
  * skipping what a collaborator changed after the step (their writes carry

@@ -128,6 +128,15 @@ static int s_ends_with(const char *s, const char *suffix) {
   return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+/* A regular file (or a link to one) named name in dir. */
+static int s_regular_in(const char *dir, const char *name) {
+  char *fp = s_join(dir, name);
+  struct stat st;
+  int yes = fp && stat(fp, &st) == 0 && S_ISREG(st.st_mode);
+  free(fp);
+  return yes;
+}
+
 static int s_read_dir(const char *path, ens_doc **out) {
   DIR *d = opendir(path);
   if (!d) return ens__error(ENS_EIO, "cannot open directory %s: %s", path, strerror(errno));
@@ -140,7 +149,9 @@ static int s_read_dir(const char *path, ens_doc **out) {
   int rc = 0;
   struct dirent *de;
   while ((de = readdir(d)) != NULL) {
-    if (!s_ends_with(de->d_name, ".glyph") || de->d_name[0] == '.') continue;
+    /* every *.glyph file, as FontForge reads them: it names files after
+     * their glyphs, so .notdef and .null are in .notdef.glyph and .null.glyph */
+    if (!s_ends_with(de->d_name, ".glyph") || !s_regular_in(path, de->d_name)) continue;
     if (nf == cap) {
       size_t nc = cap ? cap * 2 : 256;
       s_gfile *nfp = realloc(files, nc * sizeof *nfp);
@@ -222,13 +233,43 @@ int ens_sfd_read_path(const char *path, ens_doc **out) {
 
 /* --- SFDir writing ------------------------------------------------------------------- */
 
-/* FontForge's file name for a glyph: capitals get a '_' before them so
- * that "A" and "a" differ on case-insensitive file systems. */
+static int s_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+static int s_all_hex(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!s_hex(s[i])) return 0;
+  return 1;
+}
+
+/* FontForge's file name for a glyph (sfd.c's appendnames): capitals get a
+ * '_' before them so that "A" and "a" differ on case-insensitive file
+ * systems, except in the hex digits of a leading uniXXXX or uXXXX (and of
+ * such names joined by '_'), whose case means nothing. Slashes and control
+ * characters become '_', and a name of dots only gets one, so that the
+ * file stays inside the directory and is no "." or "..". */
 static char *s_glyph_file(const char *name, size_t n) {
   char *out = malloc(2 * n + 8);
   if (!out) return NULL;
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) {
+  size_t k = 0, i = 0;
+  for (;;) {
+    if (n - i >= 7 && memcmp(name + i, "uni", 3) == 0 && s_all_hex(name + i + 3, 4)) {
+      memcpy(out + k, name + i, 7);
+      k += 7, i += 7;
+      while (n - i >= 4 && s_all_hex(name + i, 4)) {
+        memcpy(out + k, name + i, 4);
+        k += 4, i += 4;
+      }
+    } else if (n - i >= 6 && name[i] == 'u' && s_all_hex(name + i + 1, 5)) {
+      memcpy(out + k, name + i, 5); /* FontForge tests five digits and keeps four as they are */
+      k += 5, i += 5;
+    } else {
+      break;
+    }
+    if (i >= n || name[i] != '_') break;
+    out[k++] = '_';
+    i++;
+  }
+  for (; i < n; i++) {
     unsigned char c = (unsigned char)name[i];
     if (c == '/' || c < ' ') c = '_';
     if (c >= 'A' && c <= 'Z') out[k++] = '_';
@@ -239,8 +280,11 @@ static char *s_glyph_file(const char *name, size_t n) {
   return out;
 }
 
+/* A file name a document may ask for: inside the directory (no '/'), a
+ * .glyph file, within the file system's limit. A leading dot is fine
+ * (.notdef.glyph). */
 static int s_safe_file(const char *s, size_t n) {
-  if (n < 7 || n > 255 || s[0] == '.' || memchr(s, '/', n) || memchr(s, '\0', n)) return 0;
+  if (n < 7 || n > 255 || memchr(s, '/', n) || memchr(s, '\0', n)) return 0;
   return memcmp(s + n - 6, ".glyph", 6) == 0;
 }
 
@@ -318,7 +362,7 @@ static int s_write_dir(const ens_doc *doc, const char *path) {
   if ((d = opendir(path)) != NULL) {
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-      if (!s_ends_with(de->d_name, ".glyph") || de->d_name[0] == '.') continue;
+      if (!s_ends_with(de->d_name, ".glyph") || !s_regular_in(path, de->d_name)) continue;
       const char *key = de->d_name;
       if (bsearch(&key, names, nn, sizeof *names, s_cmpstr)) continue;
       char *fp = s_join(path, de->d_name);

@@ -80,6 +80,10 @@ void ens__gpt_fix_numbers(ens__gpt *pts, size_t n, int closed);
 int ens__gpt_insert_node(ens_node *parent, const char *pos, ens_id id, const ens__gpt *p);
 int ens__gpt_insert(ens_txn *txn, ens_id contour, const char *pos, ens_id id, const ens__gpt *p);
 
+/* Is the code point a letter below U+10000 (letters.c: FontForge's
+ * isalpha)? */
+int ens__glyph_is_letter(int64_t c);
+
 /* A real or integer property as a double (0 when absent). */
 double ens__glyph_num(const ens_obj *obj, const char *key, int *present);
 /* An integer property (fallback when absent). */

@@ -1,8 +1,8 @@
 /* Metrics edits: a glyph's bounding box as FontForge measures it (curve
  * extrema and references included), set width (with the glyphs bound to
  * it by "use my metrics") and set left side bearing, the compound edit
- * that shifts outlines, references, anchors and hints and widens the
- * glyph in one transaction. */
+ * that shifts outlines, references, anchors and hints, widens the glyph
+ * and moves the composites bound to it, in one transaction. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,8 +272,9 @@ static double s_ff_shift(double v, double d) {
   return rint((double)(float)(1024.0f * f)) / 1024.0;
 }
 
-/* Shifts every contour and reference of one layer by d. */
-static int s_shift_layer(const ens_doc *doc, const ens_obj *layer, double d, ens_txn *txn) {
+/* Shifts every contour and reference of one layer by d, but for the
+ * references to `keep` (ENS_ID_NONE: none), which stay where they are. */
+static int s_shift_layer(const ens_doc *doc, const ens_obj *layer, double d, ens_id keep, ens_txn *txn) {
   size_t n = ens_obj_child_count(layer);
   int rc = 0;
   for (size_t i = 0; i < n && !rc; i++) {
@@ -295,7 +296,8 @@ static int s_shift_layer(const ens_doc *doc, const ens_obj *layer, double d, ens
         rc = ens__gpt_update(txn, &c.pts[j], &now);
       }
       ens__gcontour_free(&c);
-    } else if (strcmp(kind, ENS_SFD_REF) == 0) { /* offsets are not snapped */
+    } else if (strcmp(kind, ENS_SFD_REF) == 0 && (keep == ENS_ID_NONE || ens__glyph_target(k) != keep)) {
+      /* offsets are not snapped */
       rc = ens_txn_set(txn, ens_obj_id(k), "dx", ens_real(ens__glyph_num(k, "dx", NULL) + d));
     }
   }
@@ -307,6 +309,40 @@ static int s_shift_anchor(ens_txn *txn, const ens_obj *a, double d) {
   double x = ens__glyph_num(a, "x", NULL), y = ens__glyph_num(a, "y", &has_y);
   int rc = ens_txn_set(txn, ens_obj_id(a), "x", ens_real(s_ff_shift(x, d)));
   if (!rc && has_y && s_ff_shift(y, 0) != y) rc = ens_txn_set(txn, ens_obj_id(a), "y", ens_real(s_ff_shift(y, 0)));
+  return rc;
+}
+
+/* The composites bound to g by "use my metrics" follow a change of its
+ * left side bearing, as FontForge's SCSynchronizeLBearing moves them: g's
+ * outline moved by d inside each of them, so their own contours and their
+ * other references (the accents) move by d too, with their stem hints,
+ * and the same again for the composites bound to those (breadth first,
+ * with a visited list: a cycle cannot loop). Only the foreground layer,
+ * the one the binding is in. Their widths are s_sync_width's. */
+static int s_sync_lbearing(const ens_doc *doc, const ens_obj *g, double d, ens_txn *txn) {
+  const ens_obj *root = ens_doc_root(doc);
+  size_t nglyphs = ens_obj_child_count(root), head = 0, tail = 0;
+  const ens_obj **queue = malloc((nglyphs + 1) * sizeof *queue);
+  if (!queue) return ens__error(ENS_ENOMEM, "out of memory moving the composites of a glyph");
+  int rc = 0;
+  queue[tail++] = g;
+  while (head < tail && !rc) {
+    const ens_obj *cur = queue[head++];
+    for (size_t i = 0; i < nglyphs && !rc; i++) {
+      const ens_obj *dep = ens_obj_child(root, i);
+      if (strcmp(ens_obj_kind(dep), ENS_SFD_GLYPH) != 0 || s_metrics_of(dep) != ens_obj_id(cur)) continue;
+      int seen = 0;
+      for (size_t q = 0; q < tail; q++) seen |= queue[q] == dep;
+      if (seen || tail >= nglyphs + 1) continue;
+      queue[tail++] = dep;
+      const ens_obj *fore = ens__glyph_fore(dep);
+      if (fore) rc = s_shift_layer(doc, fore, d, ens_obj_id(cur), txn);
+      if (!rc) rc = s_hint(txn, dep, "vstem", d, 1);
+      if (!rc) rc = s_hint(txn, dep, "hstem", d, 2);
+      if (!rc) rc = s_hint(txn, dep, "dstem2", d, 3);
+    }
+  }
+  free(queue);
   return rc;
 }
 
@@ -332,13 +368,15 @@ int ens_glyph_set_lsb(ens_doc *doc, const char *glyph, double lsb, ens_txn **out
     for (size_t i = 0; i < n && !rc; i++) {
       const ens_obj *k = ens_obj_child(g, i);
       const char *kind = ens_obj_kind(k);
-      if (strcmp(kind, ENS_SFD_LAYER) == 0) rc = s_shift_layer(doc, k, d, txn); /* every layer, as FontForge */
+      if (strcmp(kind, ENS_SFD_LAYER) == 0) rc = s_shift_layer(doc, k, d, ENS_ID_NONE, txn); /* every layer, as FontForge */
       else if (strcmp(kind, ENS_SFD_ANCHOR) == 0)
         rc = s_shift_anchor(txn, k, d);
     }
     if (!rc) rc = s_hint(txn, g, "vstem", d, 1);
     if (!rc) rc = s_hint(txn, g, "hstem", d, 2);
     if (!rc) rc = s_hint(txn, g, "dstem2", d, 3);
+    /* FontForge moves the bound composites only when the glyph is a letter */
+    if (!rc && ens__glyph_is_letter(ens__glyph_int(g, "unicode", -1))) rc = s_sync_lbearing(doc, g, d, txn);
     int64_t now = (int64_t)wide;
     /* a glyph bound to another's metrics keeps that width */
     if (!rc && now != was && !s_metrics_of(g)) rc = s_sync_width(doc, g, now, was, txn);

@@ -98,6 +98,64 @@ static const char *s_past_quote(const char *p, const char *e) {
 
 enum { S_IN_NONE, S_IN_KERNCLASS, S_IN_MARKCLASSES };
 
+static size_t s_count(const char **q, const char *e) {
+  size_t v = 0;
+  while (*q < e && **q >= '0' && **q <= '9' && v < 100000000) v = v * 10 + (size_t)(*(*q)++ - '0');
+  return v;
+}
+
+/* A kerning class block read as FontForge reads it: "KernClass2: N[+] M
+ * name", then the first classes (class 0 only with the '+') and the
+ * second classes 1..M-1, each "len names" where len counts bytes, blanks
+ * and line breaks before it skipped. A class may run over its line
+ * (DejaVu has a class whose names end with a line break and a blank, and
+ * FontForge reads the next line as part of it), so line by line would
+ * lose track. Writes the header and classes to out with the names
+ * rewritten and their lengths recomputed; returns the bytes read, or 0
+ * (out as it was) when the text is not such a block. */
+static size_t s_kernclass(s_ren *r, const char *p, const char *e, ens_buf *out) {
+  ens__sfd_line ln;
+  ens__sfd_line_at(p, e, &ln);
+  const char *q = memchr(ln.s, ':', ln.n), *le = ln.s + ln.n;
+  if (!q) return 0;
+  for (q++; q < le && *q == ' '; q++) {}
+  const char *d = q;
+  size_t first = s_count(&q, le);
+  if (q == d || !first) return 0;
+  int plus = q < le && *q == '+';
+  q += plus;
+  for (; q < le && *q == ' '; q++) {}
+  d = q;
+  size_t second = s_count(&q, le);
+  if (q == d || !second) return 0;
+  size_t mark = out->len, classes = (plus ? first : first - 1) + second - 1;
+  ens__buf_append(out, p, (size_t)(ln.next - p));
+  q = ln.next;
+  for (size_t k = 0; k < classes; k++) {
+    const char *w = q;
+    while (q < e && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')) q++;
+    ens__buf_append(out, w, (size_t)(q - w));
+    d = q;
+    size_t len = s_count(&q, e);
+    if (q == d || q >= e || (size_t)(e - q - 1) < len) {
+      out->len = mark;
+      return 0;
+    }
+    const char *names = q + 1;
+    ens_buf nb = ENS_BUF_INIT;
+    s_names(r, names, names + len, 0, &nb);
+    char b[32];
+    int bn = snprintf(b, sizeof b, "%zu", nb.len);
+    ens__buf_append(out, b, (size_t)bn);
+    ens__buf_putc(out, *q); /* the separator FontForge skips, as it was */
+    if (nb.len) ens__buf_append(out, nb.data, nb.len);
+    if (nb.oom) out->oom = 1;
+    ens__buf_free(&nb);
+    q = names + len;
+  }
+  return (size_t)(q - p);
+}
+
 /* One line (without its terminator). Writes it, changed or not, to out;
  * returns 0 to keep it, 1 when a removal leaves it meaningless (drop). */
 static int s_line(s_ren *r, const char *s, size_t n, int *state, ens_buf *out) {
@@ -223,6 +281,14 @@ static int s_text(s_ren *r, const ens_obj *obj, const char *key, ens_txn *txn) {
     const char *t;
     size_t tn = ens__sfd_token(first.s, first.n, &t);
     int fpst = tn && (s_starts(t, tn, "Chain") || s_starts(t, tn, "Context") || s_starts(t, tn, "ReverseChain"));
+    if (tn && (s_starts(t, tn, "KernClass2:") || s_starts(t, tn, "VKernClass2:"))) {
+      size_t used = s_kernclass(r, p, e, &out);
+      if (used) {
+        p += used;
+        state = S_IN_NONE;
+        continue;
+      }
+    }
     if (nl > 1 && !fpst) {
       ens__buf_append(&out, p, len);
       p += len;

@@ -252,9 +252,11 @@ static int s_check_value(s_ctx *c, const s_key *k, const ens__prop *p) {
   }
   case V_TEXT: break;
   case V_FILE: {
+    /* as the SFDir writer takes it: a leading dot is fine (FontForge
+     * writes .notdef.glyph), a '/' would leave the directory */
     const char *s = v.u.s.ptr;
     size_t n = v.u.s.len;
-    if (n < 7 || n > 255 || s[0] == '.' || memchr(s, '/', n) || memchr(s, '\0', n) || memcmp(s + n - 6, ".glyph", 6))
+    if (n < 7 || n > 255 || memchr(s, '/', n) || memchr(s, '\0', n) || memcmp(s + n - 6, ".glyph", 6))
       why = "is not the name of a .glyph file in the font's directory";
     break;
   }

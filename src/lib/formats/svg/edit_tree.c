@@ -123,6 +123,14 @@ static void s_group_kind(const ens_obj *parent, char *kind, size_t size) {
   snprintf(kind, size, "%s%sg", prefix ? prefix : "", prefix ? ":" : "");
 }
 
+/* A <switch> draws only its first child whose conditions hold: putting
+ * children into a group, or a group's children into it, changes which
+ * child that is. */
+static int s_switch_parent(const ens_obj *o) {
+  const ens_obj *p = ens_obj_parent(o);
+  return p && ens__svge_is_elem(p) && strcmp(ens__svge_local(ens_obj_kind(p)), "switch") == 0;
+}
+
 int ens_svg_group(ens_doc *doc, const char *const *elems, size_t n, const char *group_id, ens_txn **out) {
   if (!out) return ens__error(ENS_EINVAL, "group: no output");
   *out = NULL;
@@ -140,6 +148,11 @@ int ens_svg_group(ens_doc *doc, const char *const *elems, size_t n, const char *
                       elems[0], elems[i]);
     for (size_t j = 0; j < i && !rc; j++)
       if (e[j] == e[i]) rc = ens__error(ENS_EINVAL, "group: %s is named twice", elems[i]);
+    if (!rc && i == 0 && s_switch_parent(e[0]))
+      rc = ens__error(ENS_EINVAL,
+                      "group: %s is a child of a <switch>, which draws only its first child that applies: a group "
+                      "there would change what is drawn",
+                      elems[0]);
   }
   if (!rc && group_id) {
     ens__svge_set ids = {0};
@@ -302,6 +315,11 @@ int ens_svg_ungroup(ens_doc *doc, const char *group, ens_txn **out) {
   if (rc) return rc;
   if (strcmp(ens__svge_local(ens_obj_kind(g)), "g") != 0)
     return ens__error(ENS_EINVAL, "ungroup: %s is a <%s>, not a group <g>", group, ens_obj_kind(g));
+  if (s_switch_parent(g))
+    return ens__error(ENS_EINVAL,
+                      "ungroup: %s is a child of a <switch>, which draws only its first child that applies: its "
+                      "children there would change what is drawn",
+                      group);
   const char *tf;
   size_t tn;
   if ((rc = s_ungroupable(doc, g, group, &tf, &tn))) return rc;
