@@ -299,6 +299,12 @@ int ens_session_set_selection(ens_session *session, const ens_id *ids, size_t co
 int ens_session_is_live(const ens_session *session); /* joined and caught up */
 uint64_t ens_session_seq(const ens_session *session); /* last seq applied */
 uint32_t ens_session_site(const ens_session *session);
+/* Gives doc (a copy of the session's document, say; not owned) the
+ * session's site and the floor of its ids, so that the ids doc hands out
+ * are ones the site never made: ens_doc_set_site alone starts above the
+ * document's own ids, and a site the server takes back from an idle
+ * client and hands on comes with a floor (docs/protocol.md, "Sites"). */
+void ens_session_set_doc_site(const ens_session *session, ens_doc *doc);
 /* The history the document belongs to (0 before the first CONNECTED): the
  * server's store chooses it when it is created, so two sessions with one
  * epoch hold one document whose ids mean the same objects. */

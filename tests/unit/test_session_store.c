@@ -69,10 +69,15 @@ static int s_check_entry(const ens__entry *e, void *user) {
   return 0;
 }
 
-static int s_count_client(const unsigned char *client, uint32_t site, uint64_t last_ctn, void *user) {
+static int s_count_client(const ens__client_rec *c, void *user) {
   uint64_t *sum = user;
-  *sum += site * 1000 + last_ctn + (memcmp(client, s_client, ENS_CLIENT_ID_LEN) == 0);
+  *sum += c->site * 1000 + c->last_ctn + (memcmp(c->id, s_client, ENS_CLIENT_ID_LEN) == 0);
   return 0;
+}
+
+static int s_set_client(ens__store *st, uint32_t site, uint64_t last_ctn) {
+  ens__client_rec c = {s_client, site, last_ctn, 0, 1};
+  return ens__store_set_client(st, &c);
 }
 
 static void test_group_commit_read_back_and_reopen(void **state) {
@@ -84,7 +89,7 @@ static void test_group_commit_read_back_and_reopen(void **state) {
   assert_true(ens__store_head(st) == 0 && ens__store_first(st) == 1);
   assert_int_equal(ens__store_begin(st), 0);
   assert_int_equal(s_append_range(st, 1, 100), 0);
-  assert_int_equal(ens__store_set_client(st, s_client, 7, 100), 0);
+  assert_int_equal(s_set_client(st, 7, 100), 0);
   assert_true(ens__store_head(st) == 0); /* nothing counts before commit */
   assert_int_equal(ens__store_commit(st), 0);
   assert_true(ens__store_head(st) == 100);
@@ -156,7 +161,7 @@ static void s_writer(int fd) {
   for (unsigned g = 0;; g++) {
     uint64_t n = 1 + (g * 7919u) % 50;
     if (ens__store_begin(st) || s_append_range(st, head + 1, head + n) ||
-        ens__store_set_client(st, s_client, 1, head + n) || ens__store_commit(st))
+        s_set_client(st, 1, head + n) || ens__store_commit(st))
       _exit(4);
     head += n;
     if (write(fd, &head, sizeof head) != sizeof head) _exit(5);

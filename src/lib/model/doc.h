@@ -133,6 +133,11 @@ ens_obj *ens__obj_append(ens_doc *doc, ens_id id, const char *kind, ens_obj *par
                          size_t pos_len);
 /* Make room for n objects in the id map at once. */
 int ens__doc_reserve(ens_doc *doc, size_t n);
+/* Ids of this document's site handed out from now on have counters above
+ * floor (a session's server gives it with the site: a site taken back from
+ * an idle client comes with a floor above every id that client may have
+ * made). ens_doc_set_site starts again from the document's own ids. */
+void ens__doc_id_floor(ens_doc *doc, uint64_t floor);
 /* Remove obj and its subtree from the document and free them. */
 void ens__obj_destroy(ens_doc *doc, ens_obj *obj);
 /* Reparent / reposition (no checks). */

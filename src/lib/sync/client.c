@@ -11,6 +11,7 @@
 #include <string.h>
 #include <zmq.h>
 
+#include "../model/doc.h"
 #include "../util/error.h"
 #include "../util/random.h"
 #include "ensemble/format.h"
@@ -42,6 +43,7 @@ struct ens_session {
   ens__pending pend;
   uint64_t next_ctn;
   uint32_t site;
+  uint64_t floor;       /* our ids' counters lie above it (the welcome's) */
   uint64_t epoch, seq;  /* what the document holds (0, 0 asks for a snapshot) */
   uint64_t server_epoch; /* the history our transaction numbers belong to */
   s_state state;
@@ -49,6 +51,7 @@ struct ens_session {
   uint32_t window, heartbeat_ms;
   int64_t last_recv, last_send, last_ping, next_attempt;
   uint64_t received, reported; /* bytes received on this connection; the last count a ping told */
+  uint64_t mark;               /* the latest pong's mark, echoed by pings: the server's proof we read */
   uint32_t backoff;
   ens_buf snap;
   uint64_t snap_seq, snap_count, snap_next;
@@ -223,6 +226,7 @@ static int s_connect(ens_session *s) {
   s->state = S_HELLO;
   s->last_recv = ens__now_ms();
   s->received = s->reported = 0;
+  s->mark = 0;
   s->snap.len = 0;
   return s_send(s, m);
 }
@@ -232,6 +236,7 @@ static void s_ping(ens_session *s) {
   m->token = ++s->token;
   m->received = s->received;
   m->has_received = 1;
+  m->mark = s->mark;
   if (s_send(s, m) == 0) {
     s->last_ping = ens__now_ms();
     s->reported = s->received;
@@ -348,6 +353,7 @@ static int s_on_welcome(ens_session *s, const ens__msg *m) {
     return 0;
   }
   s->site = (uint32_t)m->site;
+  s->floor = m->floor;
   s->welcome_head = m->seq;
   s->welcome_ctn = m->ctn;
   s->window = m->window > 4096 ? 4096 : (uint32_t)m->window;
@@ -373,6 +379,7 @@ static int s_on_welcome(ens_session *s, const ens__msg *m) {
     return 0;
   }
   if (ens_doc_site(s->doc) != s->site) ens_doc_set_site(s->doc, s->site);
+  ens__doc_id_floor(s->doc, s->floor);
   s->state = S_CATCHUP;
   s_caught_up(s);
   return 0;
@@ -399,6 +406,7 @@ static int s_on_snapshot(ens_session *s, const ens__msg *m) {
     return 0;
   }
   ens_doc_set_site(doc, s->site);
+  ens__doc_id_floor(doc, s->floor);
   int had = s->doc != NULL;
   ens__pending_rebase_onto(&s->pend, doc, NULL, s->welcome_ctn);
   if ((rc = s_adopt(s, doc))) {
@@ -662,7 +670,9 @@ static int s_handle(ens_session *s, const void *data, size_t len) {
   }
   case ENS_MSG_PRESENCE: s_on_presence(s, &m); return 0;
   case ENS_MSG_BYE: s_on_bye(s, &m); return 0;
-  case ENS_MSG_PONG: return 0;
+  case ENS_MSG_PONG:
+    if (m.mark) s->mark = m.mark;
+    return 0;
   case ENS_MSG_ERROR: {
     char why[ENS_MAX_TEXT + 1];
     memcpy(why, m.text, m.ntext);
@@ -809,6 +819,11 @@ ens_undo *ens_session_undo_manager(ens_session *s) { return s->undo; }
 int ens_session_is_live(const ens_session *s) { return s->state == S_LIVE; }
 uint64_t ens_session_seq(const ens_session *s) { return s->seq; }
 uint32_t ens_session_site(const ens_session *s) { return s->site; }
+
+void ens_session_set_doc_site(const ens_session *s, ens_doc *doc) {
+  ens_doc_set_site(doc, s->site);
+  ens__doc_id_floor(doc, s->floor);
+}
 uint64_t ens_session_epoch(const ens_session *s) { return s->epoch; }
 size_t ens_session_pending(const ens_session *s) { return s->pend.n; }
 
