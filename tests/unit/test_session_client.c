@@ -1,0 +1,152 @@
+/* The session client against a scripted server, without a socket
+ * (client_int.h): what it sends is captured, the server's messages are
+ * handed in one by one. Each test is a case the client once got wrong. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ensemble.h"
+#include "sync/client_int.h"
+#include "sync/msg.h"
+
+/* --- a scripted server ---------------------------------------------------- */
+
+#define MAX_SENT 64
+#define MAX_EVENTS 64
+
+typedef struct {
+  unsigned char *sent[MAX_SENT]; /* what the client sent, each message's bytes */
+  size_t sent_len[MAX_SENT], nsent;
+  ens_session_event_kind events[MAX_EVENTS];
+  int codes[MAX_EVENTS];
+  char messages[MAX_EVENTS][128];
+  size_t nevents;
+  int64_t now;
+} s_server;
+
+static int s_wire(const void *bytes, size_t len, void *user) {
+  s_server *sv = user;
+  assert_true(sv->nsent < MAX_SENT);
+  sv->sent[sv->nsent] = malloc(len ? len : 1);
+  assert_non_null(sv->sent[sv->nsent]);
+  memcpy(sv->sent[sv->nsent], bytes, len);
+  sv->sent_len[sv->nsent++] = len;
+  return 0;
+}
+
+static void s_on_event(ens_session *s, const ens_session_event *ev, void *user) {
+  (void)s;
+  s_server *sv = user;
+  assert_true(sv->nevents < MAX_EVENTS);
+  sv->events[sv->nevents] = ev->kind;
+  sv->codes[sv->nevents] = ev->code;
+  snprintf(sv->messages[sv->nevents], sizeof sv->messages[0], "%s", ev->message ? ev->message : "");
+  sv->nevents++;
+}
+
+static ens_session *s_client(s_server *sv) {
+  memset(sv, 0, sizeof *sv);
+  sv->now = 1000;
+  ens_session_opts o;
+  memset(&o, 0, sizeof o);
+  o.name = "test";
+  o.on_event = s_on_event;
+  o.user = sv;
+  ens_session *s = NULL;
+  assert_int_equal(ens__session_new_detached(&o, s_wire, sv, &s), 0);
+  return s;
+}
+
+static void s_finish(ens_session *s, s_server *sv) {
+  ens_session_free(s);
+  for (size_t i = 0; i < sv->nsent; i++) free(sv->sent[i]);
+}
+
+/* The i-th message the client sent, decoded (it borrows sv's bytes). */
+static void s_sent(s_server *sv, size_t i, ens__msg *m) {
+  assert_true(i < sv->nsent);
+  assert_int_equal(ens__msg_decode(sv->sent[i], sv->sent_len[i], m), 0);
+}
+
+static void s_deliver(ens_session *s, s_server *sv, const ens__msg *m) {
+  ens_buf b = ENS_BUF_INIT;
+  assert_int_equal(ens__msg_encode(m, &b), 0);
+  assert_int_equal(ens__session_handle(s, b.data, b.len, sv->now), 0);
+  ens__buf_free(&b);
+}
+
+static ens__msg *s_new_msg(ens__msg_type type) {
+  static ens__msg m;
+  memset(&m, 0, sizeof m);
+  m.type = type;
+  return &m;
+}
+
+static void s_welcome(ens_session *s, s_server *sv, uint64_t epoch, uint64_t head, int mode) {
+  ens__msg *m = s_new_msg(ENS_MSG_WELCOME);
+  m->version = 2;
+  m->epoch = epoch;
+  m->site = 5;
+  m->seq = head;
+  m->mode = (uint64_t)mode;
+  m->window = 8;
+  m->heartbeat_ms = 500;
+  m->max_message = ENS_MAX_MESSAGE;
+  s_deliver(s, sv, m);
+}
+
+/* --- the cases ---------------------------------------------------------------- */
+
+/* A snapshot of one chunk holding nothing: the client's buffer was never
+ * grown, and the MessagePack reader computed NULL + 0 (UBSan: applying
+ * zero offset to null pointer). It must be refused as any snapshot that
+ * does not decode: a new connection, no document. */
+static void test_an_empty_snapshot_chunk_is_refused(void **state) {
+  (void)state;
+  s_server sv;
+  ens_session *s = s_client(&sv);
+  assert_int_equal(ens__session_tick(s, sv.now), 0);
+  ens__msg hello;
+  s_sent(&sv, 0, &hello);
+  assert_int_equal(hello.type, ENS_MSG_HELLO);
+  assert_true(hello.epoch == 0 && hello.seq == 0);
+  s_welcome(s, &sv, 77, 3, 1);
+  ens__msg *m = s_new_msg(ENS_MSG_SNAPSHOT);
+  m->seq = 3;
+  m->count = 1;
+  m->bytes = (const unsigned char *)"";
+  m->nbytes = 0;
+  s_deliver(s, &sv, m);
+  assert_null(ens_session_doc(s));
+  assert_false(ens_session_is_live(s));
+  assert_true(sv.nevents >= 1);
+  assert_int_equal(sv.events[sv.nevents - 1], ENS_SESSION_RECONNECTING);
+  assert_string_equal(sv.messages[sv.nevents - 1], "the snapshot does not decode");
+  s_finish(s, &sv);
+}
+
+/* The decoders themselves, given no bytes at all (NULL, 0). */
+static void test_decoders_refuse_no_bytes(void **state) {
+  (void)state;
+  ens_doc *d = (ens_doc *)1;
+  assert_int_equal(ens_snapshot_decode(NULL, 0, &d), ENS_EDECODE);
+  assert_null(d);
+  ens_txn *t = (ens_txn *)1;
+  assert_int_equal(ens_txn_decode(NULL, 0, &t), ENS_EDECODE);
+  assert_null(t);
+  static ens__msg m;
+  assert_int_equal(ens__msg_decode(NULL, 0, &m), ENS_EDECODE);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_an_empty_snapshot_chunk_is_refused),
+      cmocka_unit_test(test_decoders_refuse_no_bytes),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
