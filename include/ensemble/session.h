@@ -224,8 +224,12 @@ ens_doc *ens_session_doc(ens_session *session);
 ens_undo *ens_session_undo_manager(ens_session *session);
 
 /* One user action: applied at once through the undo manager, sent when
- * the window allows. The transaction is borrowed. */
+ * the window allows. The transaction is borrowed. ENS_EINVAL before the
+ * session has a document. */
 int ens_session_commit(ens_session *session, const ens_txn *txn);
+/* As ens_undo_undo and ens_undo_redo on the session's undo manager, the
+ * step sent as a change of its own. Before the session has a document:
+ * ENS_EEMPTY, with report (when not NULL) cleared. */
 int ens_session_undo(ens_session *session, ens_undo_report *report);
 int ens_session_redo(ens_session *session, ens_undo_report *report);
 

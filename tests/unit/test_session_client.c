@@ -143,10 +143,47 @@ static void test_decoders_refuse_no_bytes(void **state) {
   assert_int_equal(ens__msg_decode(NULL, 0, &m), ENS_EDECODE);
 }
 
+static void s_check_nothing_happened(int rc, const ens_undo_report *r) {
+  assert_int_equal(r->applied, 0);
+  assert_int_equal(r->skipped, 0);
+  assert_null(r->skips);
+  assert_int_equal(r->label[0], '\0');
+  assert_int_equal(rc, ENS_EEMPTY);
+}
+
+/* Undo and redo before the session has a document: nothing to do, said
+ * as the undo manager says it (ENS_EEMPTY), with the report cleared
+ * rather than left as the caller's memory held it. */
+static void test_undo_redo_before_the_first_snapshot(void **state) {
+  (void)state;
+  s_server sv;
+  ens_session *s = s_client(&sv);
+  ens_undo_report r;
+  memset(&r, 0xa5, sizeof r);
+  s_check_nothing_happened(ens_session_undo(s, &r), &r);
+  ens_undo_report_clear(&r);
+  memset(&r, 0xa5, sizeof r);
+  s_check_nothing_happened(ens_session_redo(s, &r), &r);
+  ens_undo_report_clear(&r);
+  /* connected, a snapshot announced but not arrived: still none */
+  assert_int_equal(ens__session_tick(s, sv.now), 0);
+  s_welcome(s, &sv, 77, 3, 1);
+  memset(&r, 0xa5, sizeof r);
+  s_check_nothing_happened(ens_session_undo(s, &r), &r);
+  ens_undo_report_clear(&r);
+  memset(&r, 0xa5, sizeof r);
+  s_check_nothing_happened(ens_session_redo(s, &r), &r);
+  ens_undo_report_clear(&r);
+  assert_int_equal(ens_session_undo(s, NULL), ENS_EEMPTY);
+  assert_int_equal(ens_session_redo(s, NULL), ENS_EEMPTY);
+  s_finish(s, &sv);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_an_empty_snapshot_chunk_is_refused),
       cmocka_unit_test(test_decoders_refuse_no_bytes),
+      cmocka_unit_test(test_undo_redo_before_the_first_snapshot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -849,13 +849,20 @@ int ens_session_commit(ens_session *s, const ens_txn *txn) {
   return s_after_local(s, ens_undo_commit(s->undo, txn));
 }
 
+/* Before the first snapshot there is nothing to undo or redo: said as the
+ * undo manager says it, with the report cleared as it clears it. */
+static int s_nothing_yet(ens_undo_report *report) {
+  if (report) memset(report, 0, sizeof *report);
+  return ens__error(ENS_EEMPTY, "the session has no document yet");
+}
+
 int ens_session_undo(ens_session *s, ens_undo_report *report) {
-  if (!s->doc) return ens__error(ENS_EINVAL, "the session has no document yet");
+  if (!s->doc) return s_nothing_yet(report);
   return s_after_local(s, ens_undo_undo(s->undo, report));
 }
 
 int ens_session_redo(ens_session *s, ens_undo_report *report) {
-  if (!s->doc) return ens__error(ENS_EINVAL, "the session has no document yet");
+  if (!s->doc) return s_nothing_yet(report);
   return s_after_local(s, ens_undo_redo(s->undo, report));
 }
 
