@@ -171,7 +171,8 @@ typedef struct {
   size_t selection_count;
   uint64_t ctn;
   uint64_t seq;        /* ACKED: its place in the server's order */
-  int code;            /* REJECTED: a negative ENS_E code; FAILED: the protocol's code */
+  int code;            /* REJECTED: a negative ENS_E code (ENS_EINVAL when the server's names
+                          none); FAILED: the protocol's code */
   const char *message; /* why */
   const char *label;   /* REJECTED, DROPPED, LANDED: the transaction's label */
   size_t dropped;      /* DROPPED: how many operations were left out */

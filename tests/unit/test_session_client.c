@@ -100,6 +100,45 @@ static void s_welcome(ens_session *s, s_server *sv, uint64_t epoch, uint64_t hea
   s_deliver(s, sv, m);
 }
 
+/* root > 2 (layer, v=0) */
+static ens_doc *s_doc(void) {
+  ens_doc *d = ens_doc_new("doc", 1);
+  ens_txn *t = ens_txn_new("init", NULL);
+  ens_node *l = ens_txn_insert(t, ENS_ROOT_ID, "V", 2, "layer");
+  assert_int_equal(ens_node_set(l, "v", ens_int(0)), 0);
+  assert_int_equal(ens_doc_apply(d, t, ENS_ORIGIN_REMOTE, NULL), 0);
+  ens_txn_free(t);
+  return d;
+}
+
+/* hello, welcome (a snapshot), the snapshot in one chunk: live at head. */
+static void s_join(ens_session *s, s_server *sv, uint64_t epoch, uint64_t head) {
+  assert_int_equal(ens__session_tick(s, sv->now), 0);
+  ens__msg hello;
+  s_sent(sv, sv->nsent - 1, &hello);
+  assert_int_equal(hello.type, ENS_MSG_HELLO);
+  s_welcome(s, sv, epoch, head, 1);
+  ens_doc *d = s_doc();
+  unsigned char *snap;
+  size_t n;
+  assert_int_equal(ens_snapshot_encode(d, &snap, &n), 0);
+  ens__msg *m = s_new_msg(ENS_MSG_SNAPSHOT);
+  m->seq = head;
+  m->count = 1;
+  m->bytes = snap;
+  m->nbytes = n;
+  s_deliver(s, sv, m);
+  ens_free(snap);
+  ens_doc_free(d);
+  assert_true(ens_session_is_live(s));
+}
+
+static int64_t s_get_v(ens_session *s) {
+  ens_value v;
+  assert_int_equal(ens_obj_get(ens_doc_get(ens_session_doc(s), 2), "v", &v), 0);
+  return v.u.i;
+}
+
 /* --- the cases ---------------------------------------------------------------- */
 
 /* A snapshot of one chunk holding nothing: the client's buffer was never
@@ -179,11 +218,57 @@ static void test_undo_redo_before_the_first_snapshot(void **state) {
   s_finish(s, &sv);
 }
 
+/* The client's change, sent; the server rejects it with code. The user
+ * is told a negative ENS_E code; the change is off the document. */
+static int s_reject_with(uint64_t code) {
+  s_server sv;
+  ens_session *s = s_client(&sv);
+  s_join(s, &sv, 77, 3);
+  ens_txn *t = ens_txn_new("Set v", NULL);
+  assert_int_equal(ens_txn_set(t, 2, "v", ens_int(9)), 0);
+  assert_int_equal(ens_session_commit(s, t), 0);
+  ens_txn_free(t);
+  assert_int_equal(s_get_v(s), 9);
+  ens__msg sent;
+  s_sent(&sv, sv.nsent - 1, &sent);
+  assert_int_equal(sent.type, ENS_MSG_TXN);
+  assert_int_equal(sent.ctn, 1);
+  ens__msg *m = s_new_msg(ENS_MSG_REJECT);
+  m->ctn = 1;
+  m->code = code;
+  m->text = "refused";
+  m->ntext = 7;
+  size_t before = sv.nevents;
+  s_deliver(s, &sv, m);
+  assert_int_equal(sv.nevents, before + 1);
+  assert_int_equal(sv.events[before], ENS_SESSION_REJECTED);
+  assert_string_equal(sv.messages[before], "refused");
+  assert_int_equal(s_get_v(s), 0);
+  assert_int_equal(ens_session_pending(s), 0);
+  assert_true(ens_session_is_live(s));
+  int got = sv.codes[before];
+  s_finish(s, &sv);
+  return got;
+}
+
+/* Code 0 is no error at all: it reached the user as 0, which reads as
+ * success. It, and codes beyond any error the library has, become
+ * ENS_EINVAL; known ones keep their meaning. */
+static void test_a_reject_gives_a_negative_code(void **state) {
+  (void)state;
+  assert_int_equal(s_reject_with(0), ENS_EINVAL);
+  assert_int_equal(s_reject_with(65), ENS_EINVAL);
+  assert_int_equal(s_reject_with(1ull << 40), ENS_EINVAL);
+  assert_int_equal(s_reject_with((uint64_t)-ENS_ECYCLE), ENS_ECYCLE);
+  assert_int_equal(s_reject_with((uint64_t)-ENS_ENOTFOUND), ENS_ENOTFOUND);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_an_empty_snapshot_chunk_is_refused),
       cmocka_unit_test(test_decoders_refuse_no_bytes),
       cmocka_unit_test(test_undo_redo_before_the_first_snapshot),
+      cmocka_unit_test(test_a_reject_gives_a_negative_code),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

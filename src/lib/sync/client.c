@@ -686,7 +686,9 @@ static int s_handle(ens_session *s, const void *data, size_t len) {
     char why[ENS_MAX_TEXT + 1];
     memcpy(why, m.text, m.ntext);
     why[m.ntext] = '\0';
-    s_reject_head(s, m.code <= 64 ? -(int)m.code : ENS_EINVAL, why);
+    /* the library's code made positive (docs/protocol.md); 0 is no error
+     * and must not reach the user as one that reads as success */
+    s_reject_head(s, m.code >= 1 && m.code <= 64 ? -(int)m.code : ENS_EINVAL, why);
     return 0;
   }
   case ENS_MSG_PRESENCE: s_on_presence(s, &m); return 0;
