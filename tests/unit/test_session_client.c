@@ -263,12 +263,60 @@ static void test_a_reject_gives_a_negative_code(void **state) {
   assert_int_equal(s_reject_with((uint64_t)-ENS_ENOTFOUND), ENS_ENOTFOUND);
 }
 
+/* A replaced store (another epoch) sends a snapshot; until it has come
+ * whole, the client's document is still the old history's, and so is
+ * what it says in a hello. It took the new epoch at the welcome: a
+ * connection lost before the snapshot made it resume the new history from
+ * the old one's seq, and a server holding that seq sent entries of one
+ * history onto the document of another. */
+static void test_a_new_history_is_taken_with_its_snapshot(void **state) {
+  (void)state;
+  s_server sv;
+  ens_session *s = s_client(&sv);
+  s_join(s, &sv, 77, 3);
+  ens_session_reconnect(s);
+  assert_int_equal(ens__session_tick(s, sv.now), 0);
+  s_welcome(s, &sv, 88, 5, 1); /* the store was replaced: a snapshot follows */
+  ens_session_reconnect(s);    /* ... but the connection is lost first */
+  assert_int_equal(ens__session_tick(s, sv.now), 0);
+  ens__msg hello;
+  s_sent(&sv, sv.nsent - 1, &hello);
+  assert_int_equal(hello.type, ENS_MSG_HELLO);
+  assert_true(hello.epoch == 77 && hello.seq == 3);
+  /* a server answering from epoch 88's log is refused, not applied */
+  s_welcome(s, &sv, 88, 4, 0);
+  ens_txn *t = ens_txn_new("Set v", NULL);
+  assert_int_equal(ens_txn_set(t, 2, "v", ens_int(4)), 0);
+  unsigned char *b;
+  size_t n;
+  assert_int_equal(ens_txn_encode(t, &b, &n), 0);
+  ens_txn_free(t);
+  ens__msg *m = s_new_msg(ENS_MSG_ENTRY);
+  m->seq = 4;
+  m->site = 2;
+  m->ctn = 1;
+  m->bytes = b;
+  m->nbytes = n;
+  s_deliver(s, &sv, m);
+  ens_free(b);
+  assert_int_equal(s_get_v(s), 0);
+  assert_false(ens_session_is_live(s));
+  /* and the next hello asks for a snapshot */
+  sv.now += 10000;
+  assert_int_equal(ens__session_tick(s, sv.now), 0);
+  s_sent(&sv, sv.nsent - 1, &hello);
+  assert_int_equal(hello.type, ENS_MSG_HELLO);
+  assert_true(hello.epoch == 0 && hello.seq == 0);
+  s_finish(s, &sv);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_an_empty_snapshot_chunk_is_refused),
       cmocka_unit_test(test_decoders_refuse_no_bytes),
       cmocka_unit_test(test_undo_redo_before_the_first_snapshot),
       cmocka_unit_test(test_a_reject_gives_a_negative_code),
+      cmocka_unit_test(test_a_new_history_is_taken_with_its_snapshot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

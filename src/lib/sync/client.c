@@ -393,10 +393,11 @@ static int s_on_welcome(ens_session *s, const ens__msg *m) {
   if (s->next_ctn <= m->ctn) s->next_ctn = m->ctn + 1; /* never reuse a number the server has seen */
   s->server_epoch = m->epoch;
   if (m->mode == 1) {
+    /* the epoch goes with the snapshot: until it has come whole, the
+     * document and what a hello says are still the old history's */
     s->state = S_SNAPSHOT;
     s->snap.len = 0;
     s->snap_next = 0;
-    s->epoch = m->epoch;
     return 0;
   }
   if (!s->doc || m->epoch != s->epoch || m->seq < s->seq) {
@@ -436,6 +437,7 @@ static int s_on_snapshot(ens_session *s, const ens__msg *m) {
     return rc;
   }
   s->pend.undo = s->undo;
+  s->epoch = s->server_epoch; /* the welcome's, on this connection */
   s->seq = s->snap_seq;
   s->state = S_CATCHUP;
   if (had) s_event_simple(s, ENS_SESSION_RESET, NULL);
