@@ -8,11 +8,13 @@
 #include "ensemble/txn.h"
 #include "ensemble/undo.h"
 #include "ensemble/diff.h"
+#include "ensemble/merge.h"
 #include "ensemble/sfd.h"
 #include "ensemble/glyph.h"
 #include "ensemble/svg.h"
 #include "ensemble/svgedit.h"
 #include "ensemble/render.h"
 #include "ensemble/session.h"
+#include "ensemble/mirror.h"
 
 #endif

@@ -10,9 +10,13 @@ extern "C" {
 #endif
 
 /* Identity key of obj among its siblings, written into key (NUL-terminated,
- * at most key_size bytes including the NUL). Return 1 when the object has a
- * key, 0 when it has none (it is then never matched: deleted in A, inserted
- * from B). Two siblings may share a key; they are then matched in order. */
+ * at most key_size bytes including the NUL). Return 0 when the object has
+ * no key (it is then never matched: deleted in A, inserted from B), 2 when
+ * the key is a name (it says which object this is wherever it stands: a
+ * glyph's name, an element's id), 1 when it is only a place (the third
+ * contour). The diff matches both alike; the three-way merge matches
+ * objects two sides inserted concurrently only by names (ensemble/merge.h).
+ * Two siblings may share a key; they are then matched in order. */
 typedef int (*ens_identity_fn)(const ens_obj *obj, char *key, size_t key_size, void *user);
 
 /* A transaction that turns a into b's content (ens_doc_content_hash of a

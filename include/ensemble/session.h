@@ -181,6 +181,9 @@ typedef struct {
    * author's clock (so a latency across machines is only as good as their
    * clocks agree); 0 when unknown (a catch-up entry, an older client) */
   uint64_t committed_us;
+  /* LANDED: the transaction as it applied here (borrowed for the callback),
+   * so that a host can tell who changed what */
+  const ens_txn *txn;
 } ens_session_event;
 
 typedef void (*ens_session_event_fn)(ens_session *session, const ens_session_event *event, void *user);
@@ -240,6 +243,10 @@ int ens_session_set_selection(ens_session *session, const ens_id *ids, size_t co
 int ens_session_is_live(const ens_session *session); /* joined and caught up */
 uint64_t ens_session_seq(const ens_session *session); /* last seq applied */
 uint32_t ens_session_site(const ens_session *session);
+/* The history the document belongs to (0 before the first CONNECTED): the
+ * server's store chooses it when it is created, so two sessions with one
+ * epoch hold one document whose ids mean the same objects. */
+uint64_t ens_session_epoch(const ens_session *session);
 size_t ens_session_pending(const ens_session *session); /* local transactions not yet acknowledged */
 
 /* Drops the connection and starts over with hello, as after a fault

@@ -54,9 +54,9 @@ int ens_sfd_write_path(const ens_doc *doc, const char *path);
 int ens_sfd_is_dir(const ens_doc *doc);
 
 /* Identity keys for ens_doc_diff (an ens_identity_fn; user is unused):
- * glyphs by name, layers by index, anchors by class and type, and
- * contours, points, references, kerning pairs and raw text by their
- * position among siblings of the same kind. */
+ * glyphs by name, layers by index, anchors by class and type (names: 2),
+ * and contours, points, references, kerning pairs and raw text by their
+ * position among siblings of the same kind (places: 1). */
 int ens_sfd_identity(const ens_obj *obj, char *key, size_t key_size, void *user);
 
 /* 1 when a contour is closed the SFD way: its last point repeats its first

@@ -57,10 +57,11 @@ int ens_svg_write(const ens_doc *doc, unsigned char **out, size_t *out_len);
 int ens_svg_write_path(const ens_doc *doc, const char *path);
 
 /* Identity keys for ens_doc_diff (an ens_identity_fn; user is unused): an
- * element with an id attribute by "#" and its id, any other node by its
- * kind and its rank among its siblings of that kind ("rect[2]",
- * "#text[0]"): with the diff's top-down matching, that is the path of
- * names and positions from the root. */
+ * element with an id attribute by "#" and its id (a name: 2), any other
+ * node by its kind and its rank among its siblings of that kind since the
+ * nearest sibling before it that has an id ("rect[2]", "#text[0] after
+ * #layer1": a place, 1): with the diff's top-down matching, that is the
+ * path of names and positions from the root. */
 int ens_svg_identity(const ens_obj *obj, char *key, size_t key_size, void *user);
 
 /* 1 when data looks like XML (optional byte order mark and blanks, then

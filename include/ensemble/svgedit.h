@@ -29,8 +29,9 @@ extern "C" {
  * from the document ("/svg/g[1]/rect[0]") or from an element with an id
  * ("#layer1/rect[2]"), each step an element name and its rank among its
  * siblings of that name, counted from 0 ("rect" alone is "rect[0]"):
- * the same keys as ens_svg_identity. Strings are UTF-8 and only
- * borrowed. */
+ * ens_svg_identity's keys for elements with an id, and ranks counted from
+ * the first sibling (ens_svg_identity counts from the nearest sibling with
+ * an id). Strings are UTF-8 and only borrowed. */
 
 /* Longest address ens_svg_address writes, NUL included. */
 #define ENS_SVG_ADDRESS_MAX 4096

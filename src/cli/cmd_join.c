@@ -18,22 +18,27 @@ static const cli_option s_options[] = {
     {"seconds", 't', "S", "stop after S seconds (default: at SIGINT or SIGTERM)"},
     {"keys", 'k', "DIR", "this client's key pair (ensemble keygen DIR), for an encrypted server"},
     {"server-key", 's', "KEY", "the server's public key: its ensemble.pub file or the key itself"},
+    {"replace", 'r', NULL, "move an existing PATH that is not this session's aside to a backup instead of refusing"},
     {"quiet", 'q', NULL, "print only the last line (seq and hash) and errors"},
     {0}};
 
 static const cli_spec s_spec = {
     "join", "[options] --file PATH ENDPOINT",
     "Joins the session at ENDPOINT and keeps PATH (a .sfd font or a .svg\n"
-    "drawing) and the session's document the same, both ways. PATH is written\n"
-    "atomically when joining; every save of PATH by an editor is read back\n"
-    "(after 150 ms without further writes), compared with what the file held\n"
-    "and sent as one change; collaborators' changes are written to PATH\n"
-    "atomically, at most every 200 ms, and never over a save not yet read. A\n"
-    "save that does not read (half written, broken) is reported once and\n"
-    "waits for the next save. A change the server refuses is reported on\n"
-    "stderr and PATH is rewritten from the session's document. Prints one line\n"
-    "per event and, at the stop, the last sequence number and the document's\n"
-    "hash (as watch does).",
+    "drawing) and the session's document the same, both ways. Every save of\n"
+    "PATH by an editor is read back (after 150 ms without further writes) and\n"
+    "merged three ways: only what the user changed since the version of PATH\n"
+    "the editor held (its previous save, what it opened, or the last version\n"
+    "written for an editor that reloads) is sent, as one change, so a stale\n"
+    "editor never takes back a collaborator's work; where the save replaces a\n"
+    "collaborator's newer value, stderr says what and whose. Collaborators'\n"
+    "changes are written to PATH atomically, at most every 200 ms, and never\n"
+    "over a save not yet read. The versions are kept in .PATH.join beside\n"
+    "PATH, so that edits made while join is stopped are merged at the next\n"
+    "start. An existing PATH that this session did not write and that differs\n"
+    "from its document is refused, or with --replace moved aside to\n"
+    "NAME-before-join.EXT. Prints one line per event and, at the stop, the\n"
+    "last sequence number and the document's hash (as watch does).",
     s_options, 1, 1};
 
 
@@ -50,7 +55,6 @@ static void s_event(ens_session *s, const ens_session_event *ev, void *user) {
   switch (ev->kind) {
   case ENS_SESSION_CONNECTED:
     if (!q) printf("connected as site %u at seq %llu\n", ens_session_site(s), (unsigned long long)ens_session_seq(s));
-    if (!st->joined) cli_mirror_reset(st->mirror);
     st->joined = 1;
     break;
   case ENS_SESSION_RECONNECTING:
@@ -58,7 +62,6 @@ static void s_event(ens_session *s, const ens_session_event *ev, void *user) {
     break;
   case ENS_SESSION_RESET:
     if (!q) printf("document replaced by a snapshot\n");
-    cli_mirror_reset(st->mirror);
     break;
   case ENS_SESSION_JOINED:
     if (!q) printf("joined: site %u %s #%06x\n", ev->site, ev->name ? ev->name : "", ev->colour);
@@ -69,13 +72,11 @@ static void s_event(ens_session *s, const ens_session_event *ev, void *user) {
   case ENS_SESSION_REJECTED:
     fprintf(stderr, "ensemble join: rejected: %s: %s\n", ev->label ? ev->label : "a change",
             ev->message ? ev->message : "");
-    cli_mirror_rejected(st->mirror);
     break;
   case ENS_SESSION_DROPPED: /* the rest of the save stands; the file is brought to what did */
     fprintf(stderr, "ensemble join: %zu operation%s of %s left out: a collaborator had deleted what %s\n",
             ev->dropped, ev->dropped == 1 ? "" : "s", ev->label ? ev->label : "a change",
             ev->dropped == 1 ? "it edits" : "they edit");
-    cli_mirror_rejected(st->mirror);
     break;
   case ENS_SESSION_FAILED:
     fprintf(stderr, "ensemble join: refused: %s\n", ev->message ? ev->message : "");
@@ -83,6 +84,8 @@ static void s_event(ens_session *s, const ens_session_event *ev, void *user) {
     break;
   default: break;
   }
+  /* the mirror learns who changed what, and of a replaced history */
+  cli_mirror_event(st->mirror, ev);
   fflush(stdout);
 }
 
@@ -101,6 +104,7 @@ int cli_cmd_join(int argc, char **argv) {
   const char *colour_s = cli_opt(&s_spec, &args, "colour");
   const char *secs = cli_opt(&s_spec, &args, "seconds");
   int quiet = cli_opt(&s_spec, &args, "quiet") != NULL;
+  int replace = cli_opt(&s_spec, &args, "replace") != NULL;
   if (!file) return cli_usage_error(&s_spec, "--file PATH is required");
   double limit = 0;
   if (secs) {
@@ -121,7 +125,7 @@ int cli_cmd_join(int argc, char **argv) {
   s_state st;
   memset(&st, 0, sizeof st);
   st.quiet = quiet;
-  rc = cli_mirror_new(file, quiet, &st.mirror, err, sizeof err);
+  rc = cli_mirror_new(file, quiet, replace, &st.mirror, err, sizeof err);
   if (rc) cli_client_keys_wipe(&keys);
   if (rc == -2) return cli_usage_error(&s_spec, "%s", err);
   if (rc) return cli_fail(s_spec.name, "%s", err);
@@ -140,6 +144,11 @@ int cli_cmd_join(int argc, char **argv) {
   if (rc) {
     cli_mirror_free(st.mirror);
     return cli_fail(s_spec.name, "%s", ens_error_last());
+  }
+  if (cli_mirror_attach(st.mirror, s, err, sizeof err)) {
+    ens_session_free(s);
+    cli_mirror_free(st.mirror);
+    return cli_fail(s_spec.name, "%s", err);
   }
   cli_stop_on_signals();
 
@@ -160,7 +169,7 @@ int cli_cmd_join(int argc, char **argv) {
       }
       kind_checked = 1;
     }
-    if (cli_mirror_step(st.mirror, s, err, sizeof err)) {
+    if (cli_mirror_step(st.mirror, err, sizeof err)) {
       status = cli_fail(s_spec.name, "%s", err);
       break;
     }
@@ -171,7 +180,7 @@ int cli_cmd_join(int argc, char **argv) {
   if (status == CLI_OK && doc) {
     /* a save made just before the stop is still sent, and given a moment
      * to become durable */
-    cli_mirror_flush(st.mirror, s);
+    cli_mirror_flush(st.mirror);
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     while (ens_session_pending(s) > 0 && s_elapsed(&t1) < 3.0)
@@ -187,7 +196,7 @@ int cli_cmd_join(int argc, char **argv) {
     printf("seq %llu hash %016llx objects %zu\n", (unsigned long long)ens_session_seq(s),
            (unsigned long long)ens_doc_hash(doc), ens_doc_count(doc));
   }
+  cli_mirror_free(st.mirror); /* before the session it borrows */
   ens_session_free(s);
-  cli_mirror_free(st.mirror);
   return status;
 }

@@ -1,9 +1,11 @@
-/* The two-way mirror behind `ensemble join`: a session's document kept in
- * a local .sfd or .svg file that any editor opens and saves. The editor's
- * saves are read back (inotify on the file's directory), diffed against
- * the state the file was last known to hold and sent as one transaction;
- * collaborators' changes are written to the file atomically, never over a
- * save that has not been read yet. */
+/* The file side of `ensemble join`: a session's document kept in a local
+ * .sfd or .svg file that any editor opens and saves. The three-way mirror
+ * itself (which version a save is based on, what it changes, whose change
+ * it replaced) is the library's (ensemble/mirror.h); this layer watches
+ * the file (inotify on its directory), reads the editor's saves once they
+ * are quiet, writes collaborators' changes atomically and only over what
+ * the mirror knows, keeps the mirror's state beside the file, and decides
+ * what happens to a file that was there before. */
 #ifndef ENS_CLI_MIRROR_H
 #define ENS_CLI_MIRROR_H
 
@@ -18,30 +20,31 @@ typedef struct cli_mirror cli_mirror;
 
 /* A mirror of path (its kind by extension: .sfd or .svg; anything else is
  * refused with -2). Starts watching the file's directory at once. quiet:
- * no line on stdout per event. 0, or -1 with a message in err; *out is the
- * caller's (cli_mirror_free). */
-int cli_mirror_new(const char *path, int quiet, cli_mirror **out, char *err, size_t err_size);
+ * no line on stdout per event. replace: a file at path that is not this
+ * session's is moved aside to a backup instead of refused. 0, or -1 with
+ * a message in err; *out is the caller's (cli_mirror_free). */
+int cli_mirror_new(const char *path, int quiet, int replace, cli_mirror **out, char *err, size_t err_size);
 void cli_mirror_free(cli_mirror *m);
+
+/* The session the file mirrors (borrowed; it must outlive the mirror). */
+int cli_mirror_attach(cli_mirror *m, ens_session *s, char *err, size_t err_size);
 
 /* The document kind a session must hold for this file ("sfd", "svg"). */
 const char *cli_mirror_doc_kind(const cli_mirror *m);
 
-/* The session's document is new (first join, or replaced by a snapshot):
- * the next step writes it whole. */
-void cli_mirror_reset(cli_mirror *m);
-/* The server refused one of our transactions, or applied it without its
- * edits of what a collaborator had deleted, and the session's document
- * says so: the next step rewrites the file from that document. */
-void cli_mirror_rejected(cli_mirror *m);
+/* Every event of the session, from the command's on_event. */
+void cli_mirror_event(cli_mirror *m, const ens_session_event *ev);
 
-/* One round of work, between two polls of the session: reads the events of
- * the watched directory, ingests a save once it has been quiet, and writes
- * the session's changes when the file holds exactly what was last mirrored.
- * 0, or -1 with a message in err when the file cannot be written. */
-int cli_mirror_step(cli_mirror *m, ens_session *s, char *err, size_t err_size);
+/* One round of work, between two polls of the session: the first time the
+ * session is live, what to do with the file already there; then the
+ * events of the watched directory, a save read once it has been quiet,
+ * and the session's changes written when the file holds what the mirror
+ * knows. 0, or -1 with a message in err (the file cannot be written, or
+ * it is not this session's and may not be replaced). */
+int cli_mirror_step(cli_mirror *m, char *err, size_t err_size);
 
 /* At the stop: a save not read yet is read now, without waiting for the
  * quiet period. 1 when something was sent, 0 when not. */
-int cli_mirror_flush(cli_mirror *m, ens_session *s);
+int cli_mirror_flush(cli_mirror *m);
 
 #endif

@@ -795,9 +795,9 @@ static void test_diff_by_identity_keys(void **state) {
   assert_int_equal(ens_doc_apply(a, d, ENS_ORIGIN_LOCAL, NULL), 0);
   assert_true(ens_doc_content_hash(a) == ens_doc_content_hash(b));
   char key[64];
-  assert_int_equal(ens_sfd_identity(s_glyph(a, "B"), key, sizeof key, NULL), 1);
+  assert_int_equal(ens_sfd_identity(s_glyph(a, "B"), key, sizeof key, NULL), 2);
   assert_string_equal(key, "B");
-  assert_int_equal(ens_sfd_identity(s_child(s_glyph(a, "B"), "layer", 1), key, sizeof key, NULL), 1);
+  assert_int_equal(ens_sfd_identity(s_child(s_glyph(a, "B"), "layer", 1), key, sizeof key, NULL), 2);
   assert_string_equal(key, "layer 1");
   ens_txn_free(d);
   ens_doc_free(a);

@@ -308,10 +308,10 @@ static void test_identity_keys(void **state) {
   (void)state;
   ens_doc *doc = s_read(s_drawing);
   char key[256];
-  assert_int_equal(ens_svg_identity(s_get(doc, "rect", "r1"), key, sizeof key, NULL), 1);
+  assert_int_equal(ens_svg_identity(s_get(doc, "rect", "r1"), key, sizeof key, NULL), 2);
   assert_string_equal(key, "#r1");
   assert_int_equal(ens_svg_identity(s_get(doc, "use", NULL), key, sizeof key, NULL), 1);
-  assert_string_equal(key, "use[0]");
+  assert_string_equal(key, "use[0] after #r1"); /* ranked from the nearest sibling with an id */
   const ens_obj *text = s_get(doc, "text", NULL);
   assert_int_equal(ens_svg_identity(ens_obj_child(text, 2), key, sizeof key, NULL), 1);
   assert_string_equal(key, "#text[1]");

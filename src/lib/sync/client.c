@@ -497,6 +497,7 @@ static void s_landed(ens_session *s, const ens__entry_item *e, const ens_txn *t)
   ev.label = ens_txn_label(t);
   ev.ops = ens_txn_op_count(t);
   ev.committed_us = e->has_time ? e->time_us : 0;
+  ev.txn = t;
   s_event(s, &ev);
 }
 
@@ -894,6 +895,7 @@ ens_undo *ens_session_undo_manager(ens_session *s) { return s->undo; }
 int ens_session_is_live(const ens_session *s) { return s->state == S_LIVE; }
 uint64_t ens_session_seq(const ens_session *s) { return s->seq; }
 uint32_t ens_session_site(const ens_session *s) { return s->site; }
+uint64_t ens_session_epoch(const ens_session *s) { return s->epoch; }
 size_t ens_session_pending(const ens_session *s) { return s->pend.n; }
 
 void ens_session_reconnect(ens_session *s) {

@@ -1,17 +1,17 @@
 /* Document diff: match B's objects to A's top-down (same kind, same
- * identity key, under matched parents, duplicates in order), then emit
+ * identity key, under matched parents, duplicates in order: match.c), then emit
  * per matched pair: property sets, deletes of A's unmatched children, moves
  * for the children whose order changed (all but a longest run already in
- * order) and inserts of B's unmatched subtrees under fresh ids of A. */
+ * order: place.c) and inserts of B's unmatched subtrees under fresh ids of A. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/error.h"
 #include "../util/hash.h"
 #include "ensemble/diff.h"
+#include "match.h"
 #include "ops.h"
-
-#define KEY_MAX 256
+#include "place.h"
 
 /* B id -> A id */
 typedef struct {
@@ -71,76 +71,19 @@ typedef struct {
 
 /* --- phase 1: matching -------------------------------------------------------- */
 
-typedef struct {
-  char *key;
-  const char *kind;
-  const ens_obj *obj;
-  int used;
-} s_keyed;
-
-static int s_keyed_cmp(const void *x, const void *y) {
-  const s_keyed *p = x, *q = y;
-  int c = strcmp(p->key, q->key);
-  if (c) return c;
-  c = strcmp(p->kind, q->kind);
-  if (c) return c;
-  return (p->obj->id > q->obj->id) - (p->obj->id < q->obj->id); /* never equal */
-}
-
 static int s_assign_fresh(const ens_obj *o, size_t depth, void *user) {
   (void)depth;
   s_diff *d = user;
   return s_map_put(&d->b2a, o->id, ens_doc_new_id(d->a));
 }
 
-static char *s_key_of(s_diff *d, const ens_obj *o) {
-  char buf[KEY_MAX];
-  if (!d->identity(o, buf, sizeof buf, d->user)) return NULL;
-  buf[KEY_MAX - 1] = '\0';
-  return strdup(buf);
-}
-
-static int s_match(s_diff *d, const ens_obj *pa, const ens_obj *pb) {
+/* A matched pair maps B's id to A's; an unmatched subtree of B gets fresh
+ * ids of A, in pre-order. */
+static int s_matched(const ens_obj *pa, const ens_obj *pb, void *user) {
+  s_diff *d = user;
+  if (!pa) return ens_obj_walk(pb, s_assign_fresh, d);
   int rc = s_map_put(&d->b2a, pb->id, pa->id);
-  if (!rc) rc = s_map_put(&d->matched, pa->id, 1);
-  if (rc) return rc;
-  if (!pb->nkids) return 0;
-  s_keyed *as = calloc(pa->nkids ? pa->nkids : 1, sizeof *as);
-  if (!as) return ens__error(ENS_ENOMEM, "out of memory diffing");
-  size_t na = 0;
-  for (uint32_t i = 0; i < pa->nkids; i++) {
-    char *k = s_key_of(d, pa->kids[i]);
-    if (!k) continue;
-    as[na++] = (s_keyed){k, pa->kids[i]->kind, pa->kids[i], 0};
-  }
-  qsort(as, na, sizeof *as, s_keyed_cmp);
-  for (uint32_t i = 0; i < pb->nkids && !rc; i++) {
-    const ens_obj *kb = pb->kids[i];
-    char *k = s_key_of(d, kb);
-    const ens_obj *ka = NULL;
-    if (k) {
-      /* first unused A child with this key and kind, in A's order by id */
-      size_t lo = 0, hi = na;
-      while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp(as[mid].key, k);
-        if (!c) c = strcmp(as[mid].kind, kb->kind);
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
-      }
-      for (; lo < na && !strcmp(as[lo].key, k) && !strcmp(as[lo].kind, kb->kind); lo++)
-        if (!as[lo].used) {
-          as[lo].used = 1;
-          ka = as[lo].obj;
-          break;
-        }
-      free(k);
-    }
-    rc = ka ? s_match(d, ka, kb) : ens_obj_walk(kb, s_assign_fresh, d);
-  }
-  for (size_t i = 0; i < na; i++) free(as[i].key);
-  free(as);
-  return rc;
+  return rc ? rc : s_map_put(&d->matched, pa->id, 1);
 }
 
 /* --- phase 2: emitting ---------------------------------------------------------- */
@@ -198,52 +141,18 @@ static int s_fill_node(s_diff *d, ens_node *n, const ens_obj *ob, int depth) {
   return rc;
 }
 
-/* Marks in stable[] the longest run of matched children (in B's order)
- * that are already in order in A: they stay where they are. */
-static int s_mark_stable(const ens_obj **amatch, size_t n, char *stable) {
-  size_t *tails = malloc((n + 1) * sizeof *tails), *prev = malloc((n + 1) * sizeof *prev), len = 0;
-  size_t *rank = malloc((n + 1) * sizeof *rank);
-  if (!tails || !prev || !rank) {
-    free(tails);
-    free(prev);
-    free(rank);
-    return ens__error(ENS_ENOMEM, "out of memory diffing");
-  }
-  for (size_t i = 0; i < n; i++) rank[i] = amatch[i] ? ens_obj_index(amatch[i]) : 0;
-  for (size_t i = 0; i < n; i++) {
-    if (!amatch[i]) continue;
-    size_t lo = 0, hi = len;
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (rank[tails[mid]] < rank[i]) lo = mid + 1;
-      else hi = mid;
-    }
-    prev[i] = lo ? tails[lo - 1] : (size_t)-1;
-    tails[lo] = i;
-    if (lo == len) len++;
-  }
-  for (size_t i = len ? tails[len - 1] : (size_t)-1; i != (size_t)-1; i = prev[i]) stable[i] = 1;
-  /* Two stable neighbours with equal positions (a tie broken by id) leave
-   * no position between them: when something must go there, the right one
-   * moves too. */
-  size_t last = (size_t)-1;
-  int gap = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (!stable[i]) {
-      gap = 1;
-      continue;
-    }
-    if (gap && last != (size_t)-1 && strcmp(amatch[last]->pos, amatch[i]->pos) >= 0) {
-      stable[i] = 0;
-      continue;
-    }
-    last = i;
-    gap = 0;
-  }
-  free(tails);
-  free(prev);
-  free(rank);
-  return 0;
+typedef struct {
+  s_diff *d;
+  const ens_obj *pa, *pb;
+  const ens_obj **amatch;
+} s_place_ctx;
+
+static int s_place(size_t i, const char *pos, void *user) {
+  s_place_ctx *c = user;
+  if (c->amatch[i]) return ens_txn_move(c->d->txn, c->amatch[i]->id, c->pa->id, pos);
+  const ens_obj *kb = c->pb->kids[i];
+  ens_node *node = ens_txn_insert(c->d->txn, c->pa->id, pos, s_map_get(&c->d->b2a, kb->id), kb->kind);
+  return node ? s_fill_node(c->d, node, kb, 1) : ENS_ENOMEM;
 }
 
 static int s_emit(s_diff *d, const ens_obj *pa, const ens_obj *pb) {
@@ -254,51 +163,16 @@ static int s_emit(s_diff *d, const ens_obj *pa, const ens_obj *pb) {
   size_t n = pb->nkids;
   if (rc || !n) return rc;
   const ens_obj **amatch = calloc(n, sizeof *amatch);
-  char *stable = calloc(n, 1);
-  if (!amatch || !stable) {
-    rc = ens__error(ENS_ENOMEM, "out of memory diffing");
-    goto done;
-  }
+  if (!amatch) return ens__error(ENS_ENOMEM, "out of memory diffing");
   for (size_t i = 0; i < n; i++) {
     const ens_obj *ka = ens__doc_lookup(d->a, s_map_get(&d->b2a, pb->kids[i]->id));
     amatch[i] = ka && ka->parent == pa ? ka : NULL;
   }
-  if ((rc = s_mark_stable(amatch, n, stable))) goto done;
-  const char *prev_pos = NULL;
-  char *owned_prev = NULL;
-  for (size_t i = 0; i < n && !rc; i++) {
-    if (stable[i]) {
-      prev_pos = amatch[i]->pos;
-      continue;
-    }
-    const char *next_pos = NULL;
-    for (size_t j = i + 1; j < n; j++)
-      if (stable[j]) {
-        next_pos = amatch[j]->pos;
-        break;
-      }
-    char *pos = ens_pos_between(prev_pos, next_pos);
-    if (!pos) {
-      rc = ens__error(ENS_ENOMEM, "out of memory diffing");
-      break;
-    }
-    const ens_obj *kb = pb->kids[i];
-    if (amatch[i]) {
-      rc = ens_txn_move(d->txn, amatch[i]->id, pa->id, pos);
-    } else {
-      ens_node *node = ens_txn_insert(d->txn, pa->id, pos, s_map_get(&d->b2a, kb->id), kb->kind);
-      rc = node ? s_fill_node(d, node, kb, 1) : ENS_ENOMEM;
-    }
-    free(owned_prev);
-    owned_prev = pos;
-    prev_pos = pos;
-  }
-  free(owned_prev);
+  s_place_ctx c = {d, pa, pb, amatch};
+  rc = ens__place_children(amatch, n, s_place, &c);
   for (size_t i = 0; i < n && !rc; i++)
     if (amatch[i]) rc = s_emit(d, amatch[i], pb->kids[i]);
-done:
   free(amatch);
-  free(stable);
   return rc;
 }
 
@@ -315,7 +189,7 @@ int ens_doc_diff(ens_doc *a, const ens_doc *b, ens_identity_fn identity, void *u
   d.user = user;
   d.txn = ens_txn_new("Diff", NULL);
   int rc = d.txn ? 0 : ENS_ENOMEM;
-  if (!rc) rc = s_match(&d, a->root, b->root);
+  if (!rc) rc = ens__tree_match(a->root, b->root, identity, user, s_matched, &d);
   if (!rc) rc = s_emit(&d, a->root, b->root);
   free(d.b2a.from);
   free(d.b2a.to);

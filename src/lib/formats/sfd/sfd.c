@@ -84,20 +84,20 @@ int ens_sfd_identity(const ens_obj *obj, char *key, size_t key_size, void *user)
   char buf[64];
   if (!ens_obj_parent(obj)) return 0;
   if (strcmp(kind, ENS_SFD_GLYPH) == 0) {
-    if (ens_obj_get(obj, "name", &v) == 0 && v.type == ENS_STR) return s_put(key, key_size, v.u.s.ptr, v.u.s.len);
+    if (ens_obj_get(obj, "name", &v) == 0 && v.type == ENS_STR) return s_put(key, key_size, v.u.s.ptr, v.u.s.len) ? 2 : 0;
     return 0;
   }
   if (strcmp(kind, ENS_SFD_LAYER) == 0) {
     if (ens_obj_get(obj, "index", &v) == 0 && v.type == ENS_INT) {
       int n = snprintf(buf, sizeof buf, "layer %lld", (long long)v.u.i);
-      return s_put(key, key_size, buf, (size_t)n);
+      return s_put(key, key_size, buf, (size_t)n) ? 2 : 0;
     }
   } else if (strcmp(kind, ENS_SFD_ANCHOR) == 0) {
     ens_value t;
     if (ens_obj_get(obj, "class", &v) == 0 && v.type == ENS_STR && ens_obj_get(obj, "type", &t) == 0 &&
         t.type == ENS_STR && key_size) {
       int n = snprintf(key, key_size, "%.*s %.*s", (int)v.u.s.len, v.u.s.ptr, (int)t.u.s.len, t.u.s.ptr);
-      return n >= 0;
+      return n >= 0 ? 2 : 0;
     }
   } else if (strcmp(kind, ENS_SFD_RAW) != 0 && strcmp(kind, ENS_SFD_CONTOUR) != 0 &&
              strcmp(kind, ENS_SFD_POINT) != 0 && strcmp(kind, ENS_SFD_REF) != 0 && strcmp(kind, ENS_SFD_KERN) != 0) {

@@ -1,7 +1,7 @@
 /* Addressing elements of a drawing for the editing commands: "#ID", a
  * path of name[rank] steps from the document or from an element with an
- * id, and back from an element to its address. Ranks are those of
- * ens_svg_identity, so an address reads like the diff's identity keys. */
+ * id, and back from an element to its address. Ranks count the siblings
+ * of one name from the first, so that an address stays short to type. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -152,24 +152,37 @@ int ens_svg_write_path(const ens_doc *doc, const char *path) {
 
 /* --- identity keys -------------------------------------------------------------- */
 
+/* The id of an element, or NULL. */
+static const char *s_id_of(const ens_obj *obj, size_t *len) {
+  ens_value v;
+  if (ens_obj_kind(obj)[0] == '#' || ens_obj_get(obj, "id", &v) != 0 || v.type != ENS_STR || !v.u.s.len) return NULL;
+  *len = v.u.s.len > 4000 ? 4000 : v.u.s.len;
+  return v.u.s.ptr;
+}
+
 int ens_svg_identity(const ens_obj *obj, char *key, size_t key_size, void *user) {
   (void)user;
   const ens_obj *parent = ens_obj_parent(obj);
   if (!parent || !key_size) return 0;
-  const char *kind = ens_obj_kind(obj);
-  ens_value v;
-  if (kind[0] != '#' && ens_obj_get(obj, "id", &v) == 0 && v.type == ENS_STR && v.u.s.len) {
-    int n = snprintf(key, key_size, "#%.*s", (int)(v.u.s.len > 4000 ? 4000 : v.u.s.len), v.u.s.ptr);
-    return n > 0;
+  const char *kind = ens_obj_kind(obj), *id;
+  size_t len;
+  if ((id = s_id_of(obj, &len)) != NULL) {
+    int n = snprintf(key, key_size, "#%.*s", (int)len, id);
+    return n > 0 ? 2 : 0;
   }
-  /* kinds are interned per document: siblings of one kind share the pointer */
-  size_t rank = 0, n = ens_obj_child_count(parent);
-  for (size_t i = 0; i < n; i++) {
+  /* the rank among the siblings of its kind since the nearest element
+   * before it with an id (kinds are interned per document: siblings of
+   * one kind share the pointer), so that inserting an element with the
+   * blank text before it shifts no rank beyond the next id */
+  size_t rank = 0;
+  const char *anchor = NULL;
+  for (size_t i = ens_obj_index(obj); i-- > 0;) {
     const ens_obj *k = ens_obj_child(parent, i);
-    if (k == obj) break;
+    if ((anchor = s_id_of(k, &len)) != NULL) break;
     if (ens_obj_kind(k) == kind) rank++;
   }
-  int w = snprintf(key, key_size, "%s[%zu]", kind, rank);
+  int w = anchor ? snprintf(key, key_size, "%s[%zu] after #%.*s", kind, rank, (int)len, anchor)
+                 : snprintf(key, key_size, "%s[%zu]", kind, rank);
   return w > 0;
 }
 
