@@ -245,7 +245,8 @@ uint64_t ens_session_seq(const ens_session *session); /* last seq applied */
 uint32_t ens_session_site(const ens_session *session);
 /* The history the document belongs to (0 before the first CONNECTED): the
  * server's store chooses it when it is created, so two sessions with one
- * epoch hold one document whose ids mean the same objects. */
+ * epoch hold one document whose ids mean the same objects. A new history
+ * (a replaced store) is taken with its snapshot, at RESET. */
 uint64_t ens_session_epoch(const ens_session *session);
 size_t ens_session_pending(const ens_session *session); /* local transactions not yet acknowledged */
 

@@ -161,6 +161,54 @@ static s_ids s_all_ids(const ens_doc *doc) {
 
 static const char *const s_keys[] = {"x", "y", "name", "v", "d", "z"};
 static const char *const s_kinds[] = {"layer", "rect", "group", "text"};
+static const char *const s_strs[] = {"", "10", "red", "M0 0 L1 1", "a\nb", "x y"};
+
+/* A key: one the document uses (so that a document of a file format is
+ * edited where its format says something), or one of a few. */
+static const char *s_key(fz_rng *r, const ens_doc *doc, const s_ids *ids) {
+  const ens_obj *o = ens_doc_get(doc, ids->ids[fz_below(r, (uint32_t)ids->n)]);
+  size_t np = o ? ens_obj_prop_count(o) : 0;
+  const char *key = NULL;
+  ens_value v;
+  if (np && fz_below(r, 2) && ens_obj_prop_at(o, fz_below(r, (uint32_t)np), &key, &v) == 0 && key[0] != '@')
+    return key;
+  return s_keys[fz_below(r, FZ_COUNT(s_keys))];
+}
+
+/* A kind: one the document has, or one of a few. */
+static const char *s_kind(fz_rng *r, const ens_doc *doc, const s_ids *ids) {
+  const ens_obj *o = ens_doc_get(doc, ids->ids[fz_below(r, (uint32_t)ids->n)]);
+  if (o && ens_obj_parent(o) && fz_below(r, 2)) return ens_obj_kind(o);
+  return s_kinds[fz_below(r, FZ_COUNT(s_kinds))];
+}
+
+/* A value for key on obj: mostly of the type it has there, changed a
+ * little; else of any type. */
+static ens_value s_value_for(fz_rng *r, const ens_doc *doc, ens_id obj, const char *key, const s_ids *ids, char *buf,
+                             size_t bufsize) {
+  const ens_obj *o = ens_doc_get(doc, obj);
+  ens_value v;
+  if (o && ens_obj_get(o, key, &v) == 0 && fz_below(r, 3)) {
+    switch (v.type) {
+    case ENS_INT: return ens_int(v.u.i + (int64_t)fz_below(r, 5) - 2);
+    case ENS_REAL: return ens_real(v.u.r + 0.25 * ((double)fz_below(r, 5) - 2));
+    case ENS_BOOL: return ens_bool(!v.u.b);
+    case ENS_STR: return ens_str(s_strs[fz_below(r, FZ_COUNT(s_strs))]);
+    default: break;
+    }
+  }
+  (void)bufsize;
+  switch (fz_below(r, 8)) {
+  case 0: return ens_int((int64_t)fz_below(r, 5) - 2);
+  case 1: snprintf(buf, bufsize, "s%u", (unsigned)fz_below(r, 4)); return ens_str(buf);
+  case 2: return ens_real(fz_below(r, 3) * 0.5);
+  case 3: return ens_bool((int)fz_below(r, 2));
+  case 4: return ens_ref(fz_below(r, 4) ? ids->ids[fz_below(r, (uint32_t)ids->n)] : ens_id_make(9, 1));
+  case 5: return ens_bytes("\1\2", fz_below(r, 3));
+  case 6: return ens_str(s_strs[fz_below(r, FZ_COUNT(s_strs))]);
+  default: return ens_nil();
+  }
+}
 
 static ens_value s_value(fz_rng *r, const s_ids *ids, char *buf, size_t bufsize) {
   switch (fz_below(r, 7)) {
@@ -190,15 +238,16 @@ static ens_txn *s_gen_txn(ens_doc *doc, uint32_t seed, const char *label, ens_id
     ens_id other = ids.ids[fz_below(&r, (uint32_t)ids.n)];
     uint32_t kind = fz_below(&r, 10);
     if (kind < 5) {
-      ens_txn_set(t, obj, s_keys[fz_below(&r, FZ_COUNT(s_keys))], s_value(&r, &ids, buf, sizeof buf));
+      const char *key = s_key(&r, doc, &ids);
+      ens_txn_set(t, obj, key, s_value_for(&r, doc, obj, key, &ids, buf, sizeof buf));
     } else if (kind < 7) {
       const ens_obj *p = ens_doc_get(doc, obj);
       char *pos = NULL;
       if (!p || ens_doc_pos_at(doc, obj, fz_below(&r, (uint32_t)ens_obj_child_count(p) + 1), &pos)) continue;
-      ens_node *n = ens_txn_insert(t, obj, pos, new_id(doc, user), s_kinds[fz_below(&r, FZ_COUNT(s_kinds))]);
+      ens_node *n = ens_txn_insert(t, obj, pos, new_id(doc, user), s_kind(&r, doc, &ids));
       ens_free(pos);
-      if (n && fz_below(&r, 2)) ens_node_set(n, s_keys[fz_below(&r, FZ_COUNT(s_keys))], s_value(&r, &ids, buf, sizeof buf));
-      if (n && fz_below(&r, 3) == 0) ens_node_add_child(n, "V", new_id(doc, user), "rect");
+      if (n && fz_below(&r, 2)) ens_node_set(n, s_key(&r, doc, &ids), s_value(&r, &ids, buf, sizeof buf));
+      if (n && fz_below(&r, 3) == 0) ens_node_add_child(n, "V", new_id(doc, user), s_kind(&r, doc, &ids));
     } else if (kind == 7) {
       ens_txn_delete(t, fz_below(&r, 8) ? (obj == ENS_ROOT_ID ? other : obj) : ENS_ROOT_ID);
     } else {
@@ -492,7 +541,7 @@ static void s_check(void) {
   const ens__pending *q = ens__session_queue(F.s);
   FZ_CHECK(ens_session_pending(F.s) == q->n, "pending count");
   if (!doc) return;
-  uint64_t hash = ens_doc_hash(doc), epoch = ens__session_epoch(F.s), seq = ens_session_seq(F.s);
+  uint64_t hash = ens_doc_hash(doc), epoch = ens_session_epoch(F.s), seq = ens_session_seq(F.s);
   uint64_t first = q->n ? q->items[0].ctn : 0, last = q->n ? q->items[q->n - 1].ctn : 0;
   if (doc == s_seen.doc && hash == s_seen.hash && epoch == s_seen.epoch && seq == s_seen.seq && q->n == s_seen.n &&
       first == s_seen.first && last == s_seen.last && F.tainted == s_seen.tainted)
@@ -676,7 +725,7 @@ static void s_replace_store(uint8_t a) {
 static void s_inject(const unsigned char *b, size_t n, int must_refuse) {
   if (!F.conn) return;
   ens_doc *doc = ens_session_doc(F.s);
-  uint64_t hash = doc ? ens_doc_hash(doc) : 0, seq = ens_session_seq(F.s), epoch = ens__session_epoch(F.s);
+  uint64_t hash = doc ? ens_doc_hash(doc) : 0, seq = ens_session_seq(F.s), epoch = ens_session_epoch(F.s);
   size_t pend = ens_session_pending(F.s);
   F.delivered += n;
   int rc = ens__session_handle(F.s, b, n, F.now);
@@ -684,8 +733,8 @@ static void s_inject(const unsigned char *b, size_t n, int must_refuse) {
   ens_doc *after = ens_session_doc(F.s);
   int same = after == doc && (!doc || ens_doc_hash(doc) == hash) && ens_session_pending(F.s) == pend;
   /* unchanged, or only the history forgotten: the client asks for a snapshot */
-  same = same && ((ens_session_seq(F.s) == seq && ens__session_epoch(F.s) == epoch) ||
-                  (ens_session_seq(F.s) == 0 && ens__session_epoch(F.s) == 0));
+  same = same && ((ens_session_seq(F.s) == seq && ens_session_epoch(F.s) == epoch) ||
+                  (ens_session_seq(F.s) == 0 && ens_session_epoch(F.s) == 0));
   FZ_CHECK(same || !must_refuse, "the client took a message out of order");
   if (!same && !F.tainted) {
     F.tainted = 1;
@@ -848,7 +897,7 @@ static void s_deliver(uint8_t a) {
     int rc = ens__session_handle(F.s, o.b, o.n, F.now);
     FZ_CHECK(rc == 0, "handling a message failed: %s", ens_error_name(rc));
     if (o.snap_last && F.tainted && o.snap_hist >= F.clean_from && ens_session_doc(F.s) != before &&
-        ens_session_seq(F.s) == o.snap_seq && ens__session_epoch(F.s) == F.h[o.snap_hist].epoch)
+        ens_session_seq(F.s) == o.snap_seq && ens_session_epoch(F.s) == F.h[o.snap_hist].epoch)
       F.tainted = 0;
     free(o.b);
     s_check();
@@ -859,7 +908,7 @@ static void s_step(uint8_t op) {
   if (s_trace < 0) s_trace = getenv("FZ_TRACE") != NULL;
   if (s_trace)
     fprintf(stderr, "step %u at %zu: seq %llu epoch %llx pending %zu live %d out %zu inflight %zu conn %d\n",
-            op % 16, F.pos - 1, (unsigned long long)ens_session_seq(F.s), (unsigned long long)ens__session_epoch(F.s),
+            op % 16, F.pos - 1, (unsigned long long)ens_session_seq(F.s), (unsigned long long)ens_session_epoch(F.s),
             ens_session_pending(F.s), ens_session_is_live(F.s), F.nout, F.ninf, F.conn);
   switch (op % 16) {
   case 0: s_deliver(s_byte()); break;

@@ -837,7 +837,6 @@ int ens__session_tick(ens_session *s, int64_t now_ms) {
   return 0;
 }
 
-uint64_t ens__session_epoch(const ens_session *s) { return s->epoch; }
 const ens__pending *ens__session_queue(const ens_session *s) { return &s->pend; }
 
 /* --- the user's side -------------------------------------------------------------- */

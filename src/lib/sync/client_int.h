@@ -26,9 +26,7 @@ int ens__session_handle(ens_session *session, const void *data, size_t len, int6
  * presence and pings. */
 int ens__session_tick(ens_session *session, int64_t now_ms);
 
-/* The history the document belongs to (0: it asks for a snapshot) and the
- * queue of pending transactions (borrowed), for checks. */
-uint64_t ens__session_epoch(const ens_session *session);
+/* The queue of pending transactions (borrowed), for checks. */
 const ens__pending *ens__session_queue(const ens_session *session);
 
 #endif
