@@ -4,6 +4,7 @@
 #define ENSEMBLE_H
 
 #include "ensemble/common.h"
+#include "ensemble/limits.h"
 #include "ensemble/model.h"
 #include "ensemble/txn.h"
 #include "ensemble/undo.h"
@@ -13,6 +14,7 @@
 #include "ensemble/glyph.h"
 #include "ensemble/svg.h"
 #include "ensemble/svgedit.h"
+#include "ensemble/format.h"
 #include "ensemble/render.h"
 #include "ensemble/session.h"
 #include "ensemble/mirror.h"

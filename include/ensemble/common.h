@@ -28,7 +28,8 @@ enum {
   ENS_EDECODE = -8,   /* malformed bytes (snapshot, transaction) */
   ENS_ELIMIT = -9,    /* input exceeds a documented limit */
   ENS_EIO = -10,      /* file or system error */
-  ENS_EEMPTY = -11    /* nothing to undo or redo */
+  ENS_EEMPTY = -11,   /* nothing to undo or redo */
+  ENS_EFORMAT = -12   /* the document's file format cannot hold the change as it is */
 };
 
 /* The message for the last error on this thread ("" when none). The string

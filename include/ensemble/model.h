@@ -71,6 +71,8 @@ ens_id ens_doc_new_id(ens_doc *doc);
 /* Attach a schema checked by every apply; the document borrows it (it must
  * outlive the document). NULL removes it. */
 void ens_doc_set_schema(ens_doc *doc, const ens_schema *schema);
+/* The schema attached to doc, or NULL (borrowed). */
+const ens_schema *ens_doc_schema(const ens_doc *doc);
 
 /* Objects are owned by the document; a pointer stays valid until a
  * transaction deletes that object or the document is freed. */
@@ -139,6 +141,41 @@ void ens_schema_free(ens_schema *schema);
 /* parents: space-separated kinds this kind may be a child of ("*" = any). */
 int ens_schema_add_kind(ens_schema *schema, const char *kind, const char *parents);
 int ens_schema_add_prop(ens_schema *schema, const char *kind, const char *key, ens_type type);
+/* Kinds the schema does not declare are allowed anywhere, for formats
+ * whose kinds are open (SVG's element names): its rules judge them. */
+void ens_schema_allow_other_kinds(ens_schema *schema, int allow);
+
+/* What a transaction did to an object that a rule is asked about. */
+enum {
+  ENS_TOUCH_PROPS = 1, /* properties set or removed */
+  ENS_TOUCH_KIDS = 2,  /* children inserted, deleted, or moved in, out or among themselves */
+  ENS_TOUCH_NEW = 4,   /* inserted by the transaction (with its properties and children) */
+  ENS_TOUCH_MOVED = 8  /* given a new parent or position */
+};
+typedef struct {
+  unsigned what; /* ENS_TOUCH_* bits */
+  /* The keys set or removed (ENS_TOUCH_PROPS), interned by the document,
+   * each once; NULL when not listed (a new object: all of them; or more
+   * than were kept), and then a rule assumes any. */
+  const char *const *keys;
+  size_t nkeys;
+} ens_touch;
+/* A rule judges an object as the transaction leaves it: after all of a
+ * transaction's operations applied, each object it touched (still in the
+ * document) is given to the rules of its kind with what happened to it. A
+ * rule returns 0 to accept; or a negative ENS_E* code (ENS_EFORMAT,
+ * ENS_EKIND, ENS_ETYPE) after writing into why a NUL-terminated reason
+ * for the transaction's author, and then the transaction is rolled back
+ * and fails with that code and reason. A rule may read the whole document
+ * but must not change it; it runs on the thread that applies.
+ * Transactions already judged elsewhere (a session's collaborators'
+ * changes, as its server accepted them) are not given to the rules again;
+ * local-only ones never are. */
+typedef int (*ens_schema_rule_fn)(const ens_doc *doc, const ens_obj *obj, const ens_touch *touch, char *why,
+                                  size_t why_size, void *user);
+/* Adds a rule for objects of kind (NULL: of every kind); user is passed
+ * back to it. */
+int ens_schema_add_rule(ens_schema *schema, const char *kind, ens_schema_rule_fn fn, void *user);
 
 /* Snapshots: the whole document as versioned MessagePack (docs/snapshot.md).
  * encode: *out is malloc'd, caller frees with ens_free. decode: a new

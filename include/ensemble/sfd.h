@@ -27,6 +27,14 @@ extern "C" {
 #define ENS_SFD_MAX_LINE ((size_t)16 << 20)
 #define ENS_SFD_MAX_FILE ((size_t)1 << 30)
 
+/* The SFD format's schema: the kinds and properties the writer writes
+ * and the values SFD can say, checked by every apply to a document that
+ * has it (docs/sfd.md, "What a font cannot hold"). Fonts read by
+ * ens_sfd_read and ens_sfd_read_path have it; sessions attach it to
+ * their documents of kind "sfd" (ensemble/format.h). It lives as long as
+ * the process; NULL only when out of memory. */
+const ens_schema *ens_sfd_schema(void);
+
 /* Reads SFD text (SplineFontDB 1.0 to 3.2) into a new document of kind
  * "sfd" whose objects have ids of site 0. Malformed input gives
  * ENS_EDECODE with "line N: ..." in ens_error_last() and no document. The

@@ -34,6 +34,15 @@ extern "C" {
 #define ENS_SVG_MAX_FILE ((size_t)1 << 30)
 #define ENS_SVG_MAX_EXPANSION ((size_t)16 << 20)
 
+/* The SVG format's schema: XML names for elements and attributes, text
+ * XML can hold, one root element with only comments, processing
+ * instructions and blanks around it, a well-formed declaration and
+ * doctype, checked by every apply to a document that has it (docs/svg.md,
+ * "What a drawing cannot hold"). Drawings read by ens_svg_read have it;
+ * sessions attach it to their documents of kind "svg" (ensemble/format.h).
+ * It lives as long as the process; NULL only when out of memory. */
+const ens_schema *ens_svg_schema(void);
+
 /* Reads XML text (an SVG drawing) into a new document of kind "svg" whose
  * objects have ids of site 0. No external entity, DTD or network fetch is
  * ever made; a document that references an external entity is refused.

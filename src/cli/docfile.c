@@ -30,6 +30,13 @@ int cli_doc_load(const char *path, ens_doc **out, char *err, size_t err_size) {
     snprintf(err, err_size, "%s: not a snapshot: %s", path, ens_error_last());
     return -1;
   }
+  /* a font or drawing in a snapshot: edits meet its format's rules */
+  if (ens_format_attach(*out)) {
+    snprintf(err, err_size, "%s: %s", path, ens_error_last());
+    ens_doc_free(*out);
+    *out = NULL;
+    return -1;
+  }
   return 0;
 }
 

@@ -7,9 +7,14 @@
  *            message bytes
  *
  * The server starts from the fixture document with an in-memory store,
- * checkpointing every 4 entries. Whatever arrives, handling never fails,
- * the document stays well formed, and the document rebuilt from the store
- * (checkpoint plus log) is the server's own. See docs/fuzzing.md. */
+ * checkpointing every 4 entries; a script whose first byte is 'S' or 'V'
+ * (a byte no script of the plain fixture starts with) starts from the font
+ * or the drawing of fuzzlib.h instead, with its format's rules, and then
+ * after every transaction the server accepts, the file the document
+ * writes reads back as the document (fz_check_written). Whatever arrives,
+ * handling never fails, the document stays well formed, and the document
+ * rebuilt from the store (checkpoint plus log) is the server's own. See
+ * docs/fuzzing.md. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +38,12 @@ static int s_replay(const ens__entry *e, void *user) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  ens_doc *fixture = fz_fixture_doc();
+  int format = size && (data[0] == 'S' || data[0] == 'V');
+  ens_doc *fixture = format ? fz_format_fixture(data[0] == 'V') : fz_fixture_doc();
+  if (format) {
+    data++;
+    size--;
+  }
   ens_server_opts o;
   memset(&o, 0, sizeof o);
   o.store_path = ":memory:";
@@ -52,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     i += 3;
     if (len > size - i) len = size - i;
     unsigned char rid[2] = {0x00, (unsigned char)(1 + (peer & 3))};
+    uint64_t hash = ens_doc_hash(ens_server_doc(s));
     rc = ens__server_handle(s, rid, sizeof rid, data + i, len, now);
     FZ_CHECK(rc == 0, "handle failed: %s", ens_error_name(rc));
     i += len;
@@ -60,10 +71,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       rc = ens__server_flush(s, now);
       FZ_CHECK(rc == 0, "flush failed: %s", ens_error_name(rc));
     }
+    /* a transaction accepted: every file of the session is written from this */
+    if (format && ens_doc_hash(ens_server_doc(s)) != hash) fz_check_written(ens_server_doc(s), "an accepted transaction");
   }
   rc = ens__server_flush(s, now);
   FZ_CHECK(rc == 0, "flush failed: %s", ens_error_name(rc));
   fz_check_doc(ens_server_doc(s), 0);
+  if (format) {
+    FZ_CHECK(ens_doc_schema(ens_server_doc(s)) == ens_format_schema(ens_doc_kind(fixture)),
+             "the server's document has not its format's rules");
+    fz_check_written(ens_server_doc(s), "the end of the script");
+  }
 
   /* the store holds exactly the server's document */
   ens__store *st = ens__server_store(s);

@@ -227,7 +227,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ens_doc *doc = (ens_doc *)(uintptr_t)1;
   int rc = ens_snapshot_decode(data, size, &doc);
   if (rc != 0) {
-    FZ_CHECK(rc < 0 && rc >= ENS_EEMPTY, "decode returned %d", rc);
+    FZ_CHECK(rc < 0 && rc >= ENS_EFORMAT, "decode returned %d", rc);
     FZ_CHECK(doc == NULL, "failed decode left a document");
     return 0;
   }

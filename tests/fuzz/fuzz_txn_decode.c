@@ -186,7 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ens_txn *t = (ens_txn *)(uintptr_t)1;
   int rc = ens_txn_decode(data, size, &t);
   if (rc != 0) {
-    FZ_CHECK(rc < 0 && rc >= ENS_EEMPTY, "decode returned %d", rc);
+    FZ_CHECK(rc < 0 && rc >= ENS_EFORMAT, "decode returned %d", rc);
     FZ_CHECK(t == NULL, "failed decode left a transaction");
     return 0;
   }

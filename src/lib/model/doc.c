@@ -186,6 +186,10 @@ ens_doc *ens_doc_new(const char *doc_kind, uint32_t site) {
     ens__error(ENS_EINVAL, "ens_doc_new: need a kind and a site <= %u", ENS_SITE_MAX);
     return NULL;
   }
+  if (strlen(doc_kind) > ENS_MAX_KIND) {
+    ens__error(ENS_ELIMIT, "ens_doc_new: a document kind is at most %d bytes", ENS_MAX_KIND);
+    return NULL;
+  }
   ens_doc *doc = calloc(1, sizeof *doc);
   if (!doc) goto oom;
   doc->site = site;
@@ -262,6 +266,7 @@ ens_id ens_doc_new_id(ens_doc *doc) {
 }
 
 void ens_doc_set_schema(ens_doc *doc, const ens_schema *schema) { doc->schema = schema; }
+const ens_schema *ens_doc_schema(const ens_doc *doc) { return doc->schema; }
 const ens_obj *ens_doc_root(const ens_doc *doc) { return doc->root; }
 const ens_obj *ens_doc_get(const ens_doc *doc, ens_id id) { return ens__doc_lookup(doc, id); }
 size_t ens_doc_count(const ens_doc *doc) { return doc->ids.count; }

@@ -6,16 +6,13 @@
 #ifndef ENS_MODEL_DOC_H
 #define ENS_MODEL_DOC_H
 
+#include "ensemble/limits.h"
 #include "ensemble/model.h"
 #include "ensemble/txn.h"
 
 #include <stddef.h>
 
-/* Deepest nesting of objects a document accepts: every recursive walk of
- * the library (subtree capture, insert, JSON) stays within it. */
-#define ENS_MAX_DEPTH 1000
-/* Longest position string accepted. */
-#define ENS_MAX_POS 4096
+/* ENS_MAX_DEPTH, ENS_MAX_POS and the other limits: ensemble/limits.h. */
 
 typedef struct {
   const char *key; /* interned */
@@ -180,6 +177,11 @@ int ens__place_cmp(const char *pos_a, ens_id id_a, const char *pos_b, ens_id id_
 /* Schema checks used by apply (schema may be NULL: everything allowed). */
 int ens__schema_check_place(const ens_schema *schema, const char *kind, const char *parent_kind);
 int ens__schema_check_prop(const ens_schema *schema, const char *kind, const char *key, ens_type type);
+/* 1 when the schema has rules, which judge objects after a transaction. */
+int ens__schema_has_rules(const ens_schema *schema);
+/* The schema's rules for obj; 0, or the rule's code with its reason as
+ * the error. */
+int ens__schema_check_obj(const ens_schema *schema, const ens_doc *doc, const ens_obj *obj, const ens_touch *touch);
 
 /* Local-only keys start with '@': never content, never sent. */
 static inline int ens__key_is_local(const char *key) { return key[0] == '@'; }

@@ -149,7 +149,7 @@ static int s_fail(ens_mp_reader *r, const unsigned char *start, const char *why)
                     (size_t)(r->fail_at - start));
 }
 
-static const char **s_read_names(ens_mp_reader *r, ens_doc *doc, uint32_t *count, int allow_local) {
+static const char **s_read_names(ens_mp_reader *r, ens_doc *doc, uint32_t *count, int kinds) {
   uint32_t n = ens__mp_read_array(r);
   if (r->err) return NULL;
   const char **names = malloc((n ? n : 1) * sizeof *names);
@@ -159,7 +159,8 @@ static const char **s_read_names(ens_mp_reader *r, ens_doc *doc, uint32_t *count
     const char *s = ens__mp_read_str(r, &len);
     if (r->err) break;
     if (len == 0 || memchr(s, '\0', len)) { ens__mp_fail(r, "empty name or NUL in a name"); break; }
-    if (!allow_local && s[0] == '@') { ens__mp_fail(r, "local-only key in a snapshot"); break; }
+    if (!kinds && s[0] == '@') { ens__mp_fail(r, "local-only key in a snapshot"); break; }
+    if (len > (kinds ? ENS_MAX_KIND : ENS_MAX_KEY)) { ens__mp_fail(r, kinds ? "kind too long" : "key too long"); break; }
     names[i] = ens__atom(doc, s, len);
     if (!names[i]) { ens__mp_fail(r, "out of memory"); break; }
   }
@@ -193,8 +194,8 @@ int ens_snapshot_decode(const void *data, size_t len, ens_doc **out) {
   }
   uint32_t klen;
   const char *kind = ens__mp_read_str(&r, &klen);
-  if (r.err || klen == 0 || klen > 255 || memchr(kind, '\0', klen)) { rc = s_fail(&r, start, "bad document kind"); goto done; }
-  char kindz[256];
+  if (r.err || klen == 0 || klen > ENS_MAX_KIND || memchr(kind, '\0', klen)) { rc = s_fail(&r, start, "bad document kind"); goto done; }
+  char kindz[ENS_MAX_KIND + 1];
   memcpy(kindz, kind, klen);
   kindz[klen] = '\0';
   doc = ens_doc_new(kindz, 0);

@@ -13,6 +13,7 @@
 
 #include "../util/error.h"
 #include "../util/random.h"
+#include "ensemble/format.h"
 #include "ensemble/session.h"
 #include "client_int.h"
 #include "net.h"
@@ -424,6 +425,7 @@ static int s_on_snapshot(ens_session *s, const ens__msg *m) {
   if (s->snap_next < s->snap_count) return 0;
   ens_doc *doc;
   int rc = ens_snapshot_decode(s->snap.data, s->snap.len, &doc);
+  if (rc == 0 && (rc = ens_format_attach(doc))) ens_doc_free(doc); /* our changes meet the server's rules here first */
   s->snap.len = 0;
   if (rc) {
     s_drop(s, "the snapshot does not decode");

@@ -87,7 +87,7 @@ static int s_off(ens__pending *q, size_t from) {
     if (!p->on) continue;
     int r = 0;
     if (!p->inv) r = ens_txn_decode(p->inv_bytes, p->inv_len, &p->inv);
-    if (r == 0) r = ens_doc_apply(q->doc, p->inv, ENS_ORIGIN_LOCAL, NULL);
+    if (r == 0) r = ens__doc_apply_unchecked(q->doc, p->inv, ENS_ORIGIN_LOCAL, NULL);
     if (r && !rc) rc = ens__error_prefix(r, "taking pending %llu off: ", (unsigned long long)p->ctn);
     ens_txn_free(p->inv);
     p->inv = NULL;
@@ -103,17 +103,19 @@ static int s_off(ens__pending *q, size_t from) {
  * its operations on what a collaborator deleted (p->dropped says how
  * many). Always from p->txn, the transaction as its user made it: a
  * deleted object may come back (an undone delete) before the server
- * decides. inverse may be NULL. */
-static int s_apply(ens__pending *q, ens__pend *p, ens_txn **inverse) {
+ * decides. inverse may be NULL. judged: under the document's rules, as
+ * the server will judge it (not for one it has accepted). */
+static int s_apply(ens__pending *q, ens__pend *p, ens_txn **inverse, int judged) {
+  int (*apply)(ens_doc *, const ens_txn *, ens_origin, ens_txn **) = judged ? ens_doc_apply : ens__doc_apply_unchecked;
   p->dropped = 0;
   const ens_txn *txn = s_txn(p);
   if (!txn) return ens__error(ENS_EDECODE, "pending %llu does not decode", (unsigned long long)p->ctn);
-  int rc = ens_doc_apply(q->doc, txn, ENS_ORIGIN_LOCAL, inverse);
+  int rc = apply(q->doc, txn, ENS_ORIGIN_LOCAL, inverse);
   if (rc != ENS_ENOTFOUND) return rc;
   ens_txn *kept;
   size_t dropped;
   if ((rc = ens__txn_drop_missing(q->doc, txn, &kept, &dropped)) != 0) return rc;
-  rc = dropped && ens_txn_op_count(kept) ? ens_doc_apply(q->doc, kept, ENS_ORIGIN_LOCAL, inverse) : ENS_ENOTFOUND;
+  rc = dropped && ens_txn_op_count(kept) ? apply(q->doc, kept, ENS_ORIGIN_LOCAL, inverse) : ENS_ENOTFOUND;
   ens_txn_free(kept);
   if (rc == 0) p->dropped = dropped;
   return rc;
@@ -125,7 +127,7 @@ static void s_on(ens__pending *q, size_t from) {
   q->rebasing++;
   for (size_t i = from; i < q->n; i++) {
     ens__pend *p = &q->items[i];
-    if (s_apply(q, p, &p->inv) != 0) {
+    if (s_apply(q, p, &p->inv, 1) != 0) {
       p->inv = NULL;
       continue;
     }
@@ -155,7 +157,7 @@ int ens__pending_accept_head(ens__pending *q, size_t *dropped, char *label, size
     /* it was off: it goes on beneath the others, as the server applied it */
     rc = s_off(q, 1);
     q->rebasing++;
-    if (!rc && s_apply(q, &q->items[0], NULL) != 0)
+    if (!rc && s_apply(q, &q->items[0], NULL, 0) != 0)
       rc = ens__error(ENS_EDECODE, "an accepted transaction does not apply here: %s", ens_error_last());
     q->rebasing--;
     s_on(q, 1);
@@ -213,7 +215,7 @@ int ens__pending_remote(ens__pending *q, const ens_txn *remote) {
 int ens__pending_remote_on_top(ens__pending *q, const ens_txn *remote, int *applied) {
   *applied = 0;
   if (q->n && !s_commutes(q, remote)) return 0;
-  int rc = ens_doc_apply(q->doc, remote, ENS_ORIGIN_REMOTE, NULL);
+  int rc = ens__doc_apply_unchecked(q->doc, remote, ENS_ORIGIN_REMOTE, NULL); /* the server judged it */
   if (rc == 0) *applied = 1;
   return rc;
 }
@@ -229,7 +231,7 @@ int ens__pending_remote_run(ens__pending *q, const ens_txn *const *remote, size_
     rc = s_off(q, 0);
     q->rebasing++;
     while (i < count && rc == 0)
-      if ((rc = ens_doc_apply(q->doc, remote[i], ENS_ORIGIN_REMOTE, NULL)) == 0) i++;
+      if ((rc = ens__doc_apply_unchecked(q->doc, remote[i], ENS_ORIGIN_REMOTE, NULL)) == 0) i++;
     q->rebasing--;
     s_on(q, 0);
   }

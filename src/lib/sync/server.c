@@ -16,6 +16,7 @@
 
 #include "../txn/ops.h"
 #include "../util/error.h"
+#include "ensemble/format.h"
 #include "ensemble/session.h"
 #include "keys.h"
 #include "net.h"
@@ -1038,6 +1039,9 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   if ((rc = ens__store_open(opts->store_path, &s->store))) goto fail;
   if ((rc = ens__store_clients(s->store, s_load_client, s))) goto fail;
   if ((rc = s_load(s))) goto fail;
+  /* from here on, its format's rules judge what clients send; the log
+   * replayed above was judged when it was accepted */
+  if ((rc = ens_format_attach(s->doc))) goto fail;
   s->head = s->applied = ens__store_head(s->store);
   if (detached) {
     *out = s;

@@ -1,8 +1,10 @@
 /* The apply engine: validates and applies operations one by one, records
  * each one's inverse, and on the first failure applies the recorded
- * inverses backwards so the document is exactly as before. Remote writes
- * are stamped with the document clock so that undo can tell a
- * collaborator's newer change from its own. */
+ * inverses backwards so the document is exactly as before. When the
+ * document's schema has rules, each object the transaction touched is
+ * then judged as it was left, and a refusal rolls the whole transaction
+ * back the same way. Remote writes are stamped with the document clock so
+ * that undo can tell a collaborator's newer change from its own. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +112,89 @@ oom:
   return NULL;
 }
 
+/* --- objects a transaction touched, for the schema's rules ------------------ */
+
+typedef struct {
+  ens_id id;
+  unsigned what;   /* ENS_TOUCH_* */
+  const char *key; /* interned: the key a set changed, or NULL */
+} s_touch;
+
+typedef struct {
+  s_touch *v;
+  size_t n, cap;
+  int oom;
+  s_touch small[8];
+} s_touched;
+
+static void s_touched_init(s_touched *t) {
+  t->v = t->small;
+  t->n = 0;
+  t->cap = sizeof t->small / sizeof t->small[0];
+  t->oom = 0;
+}
+
+static void s_touched_free(s_touched *t) {
+  if (t && t->v != t->small) free(t->v);
+}
+
+static void s_touch_add(s_touched *t, ens_id id, unsigned what, const char *key) {
+  if (!t) return;
+  const s_touch *last = t->n ? &t->v[t->n - 1] : NULL;
+  if (last && last->id == id && last->what == what && last->key == key) return; /* a drag: the same set again */
+  if (t->n == t->cap) {
+    size_t cap = t->cap * 2;
+    s_touch *v = t->v == t->small ? malloc(cap * sizeof *v) : realloc(t->v, cap * sizeof *v);
+    if (!v) {
+      t->oom = 1;
+      return;
+    }
+    if (t->v == t->small) memcpy(v, t->small, sizeof t->small);
+    t->v = v;
+    t->cap = cap;
+  }
+  t->v[t->n++] = (s_touch){id, what, key};
+}
+
+static void s_touch_node(s_touched *t, const struct ens_node *n) {
+  s_touch_add(t, n->id, ENS_TOUCH_NEW | ENS_TOUCH_PROPS | ENS_TOUCH_KIDS, NULL);
+  for (uint32_t i = 0; i < n->nkids; i++) s_touch_node(t, n->kids[i]);
+}
+
+static int s_touch_cmp(const void *a, const void *b) {
+  const s_touch *x = a, *y = b;
+  if (x->id != y->id) return x->id < y->id ? -1 : 1;
+  return (uintptr_t)x->key < (uintptr_t)y->key ? -1 : (uintptr_t)x->key > (uintptr_t)y->key;
+}
+
+#define S_TOUCH_KEYS 32
+
+/* The rules of doc's schema on every object touched that is still there. */
+static int s_judge(ens_doc *doc, s_touched *t) {
+  if (t->oom) return ens__error(ENS_ENOMEM, "out of memory checking a transaction");
+  if (t->n > 1) qsort(t->v, t->n, sizeof *t->v, s_touch_cmp);
+  const char *keys[S_TOUCH_KEYS];
+  for (size_t i = 0; i < t->n;) {
+    ens_id id = t->v[i].id;
+    ens_touch touch = {0, keys, 0};
+    for (; i < t->n && t->v[i].id == id; i++) {
+      const s_touch *x = &t->v[i];
+      touch.what |= x->what;
+      if (x->what & ENS_TOUCH_NEW) touch.keys = NULL; /* all of its properties are new */
+      if (!x->key || !touch.keys) continue;
+      if (touch.nkeys && touch.keys[touch.nkeys - 1] == x->key) continue; /* sorted: repeats are neighbours */
+      if (touch.nkeys == S_TOUCH_KEYS) touch.keys = NULL;
+      else keys[touch.nkeys++] = x->key;
+    }
+    if (!touch.keys) touch.nkeys = 0;
+    const ens_obj *o = ens__doc_lookup(doc, id);
+    if (!o) continue; /* deleted later in the transaction */
+    int rc = ens__schema_check_obj(doc->schema, doc, o, &touch);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 /* --- single operations ---------------------------------------------------- */
 
 static int s_reserve(ens_txn *inv) {
@@ -151,9 +236,11 @@ static int s_create(ens_doc *doc, ens_obj *parent, const struct ens_node *n, uin
   size_t plen = strlen(n->pos);
   if (!ens_pos_valid(n->pos, plen)) return ens__error(ENS_EINVAL, "bad position '%.40s'", n->pos);
   if (!*n->kind) return ens__error(ENS_EINVAL, "an object needs a kind");
+  size_t klen = strlen(n->kind);
+  if (klen > ENS_MAX_KIND) return ens__error(ENS_ELIMIT, "a kind of %zu bytes is over the limit of %d", klen, ENS_MAX_KIND);
   int rc = ens__schema_check_place(doc->schema, n->kind, parent->kind);
   if (rc) return rc;
-  const char *kind = ens__atom(doc, n->kind, strlen(n->kind));
+  const char *kind = ens__atom(doc, n->kind, klen);
   if (!kind) return ENS_ENOMEM;
   ens_obj *o = ens__obj_create(doc, n->id, kind, parent, n->pos, plen);
   if (!o) return n->id == ENS_ID_NONE ? ENS_EINVAL : ens__doc_lookup(doc, n->id) ? ENS_EEXISTS : ENS_ENOMEM;
@@ -164,9 +251,14 @@ static int s_create(ens_doc *doc, ens_obj *parent, const struct ens_node *n, uin
       rc = ens__error(ENS_EINVAL, "local-only property '%s' in an insert", kv->key);
       goto fail;
     }
+    size_t keylen = strlen(kv->key);
+    if (keylen > ENS_MAX_KEY) {
+      rc = ens__error(ENS_ELIMIT, "a property key of %zu bytes is over the limit of %d", keylen, ENS_MAX_KEY);
+      goto fail;
+    }
     if ((rc = s_check_value(&kv->value)) || (rc = ens__schema_check_prop(doc->schema, kind, kv->key, kv->value.type)))
       goto fail;
-    const char *key = ens__atom(doc, kv->key, strlen(kv->key));
+    const char *key = ens__atom(doc, kv->key, keylen);
     ens__prop *slot = NULL;
     if (!key) { rc = ENS_ENOMEM; goto fail; }
     if ((rc = ens__obj_set_prop(doc, o, key, &kv->value, &slot))) goto fail;
@@ -184,8 +276,10 @@ fail:
 }
 
 /* Applies one operation; on success appends its inverse to inv (when not
- * NULL). stamp is nonzero for a remote transaction. */
-static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t stamp, ens_txn *inv) {
+ * NULL) and notes what it touched in tc (when not NULL). stamp is nonzero
+ * for a remote transaction. */
+static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t stamp, ens_txn *inv,
+                      s_touched *tc) {
   int rc;
   if (local_only && op->kind != ENS_OP_SET)
     return ens__error(ENS_EINVAL, "a local-only transaction may only set local properties");
@@ -197,13 +291,16 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
     ens_obj *o = s_find(doc, op->target, "target");
     if (!o) return ENS_ENOTFOUND;
     if (!op->str || !*op->str) return ens__error(ENS_EINVAL, "empty property key");
+    size_t keylen = strlen(op->str);
+    if (keylen > ENS_MAX_KEY)
+      return ens__error(ENS_ELIMIT, "a property key of %zu bytes is over the limit of %d", keylen, ENS_MAX_KEY);
     if (ens__key_is_local(op->str) != !!local_only)
       return ens__error(ENS_EINVAL, local_only ? "a local-only transaction may only set '@' properties"
                                                : "property '%s' is local-only: use a local-only transaction",
                         op->str);
     if ((rc = s_check_value(&op->value))) return rc;
     if ((rc = ens__schema_check_prop(doc->schema, o->kind, op->str, op->value.type))) return rc;
-    const char *key = ens__atom(doc, op->str, strlen(op->str));
+    const char *key = ens__atom(doc, op->str, keylen);
     if (!key) return ENS_ENOMEM;
     ens__prop *p = ens__obj_find_prop(o, key);
     if (inv) {
@@ -223,6 +320,7 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
       o->rstamp = stamp;
       if (p) p->rstamp = stamp;
     }
+    if (!local_only) s_touch_add(tc, o->id, ENS_TOUCH_PROPS, key);
     break;
   }
   case ENS_OP_INSERT: {
@@ -237,6 +335,8 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
     if (stamp) parent->rstamp = stamp;
     back.kind = ENS_OP_DELETE;
     back.target = o->id;
+    s_touch_add(tc, parent->id, ENS_TOUCH_KIDS, NULL);
+    if (tc) s_touch_node(tc, op->node);
     break;
   }
   case ENS_OP_DELETE: {
@@ -249,6 +349,7 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
       if (!(back.node = s_capture(o))) return ens__error(ENS_ENOMEM, "out of memory recording an inverse");
     }
     if (stamp) o->parent->rstamp = stamp;
+    s_touch_add(tc, o->parent->id, ENS_TOUCH_KIDS, NULL);
     ens__obj_destroy(doc, o);
     break;
   }
@@ -279,6 +380,9 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
       return rc;
     }
     if (stamp) o->mstamp = o->rstamp = old_parent->rstamp = parent->rstamp = stamp;
+    s_touch_add(tc, old_parent->id, ENS_TOUCH_KIDS, NULL);
+    if (parent != old_parent) s_touch_add(tc, parent->id, ENS_TOUCH_KIDS, NULL);
+    s_touch_add(tc, o->id, ENS_TOUCH_MOVED, NULL);
     break;
   }
   default:
@@ -297,7 +401,7 @@ static void s_rollback(ens_doc *doc, ens_txn *inv) {
   doc->schema = NULL;
   while (inv->nops) {
     ens__op *op = &inv->ops[--inv->nops];
-    s_apply_op(doc, op, inv->local_only, 0, NULL);
+    s_apply_op(doc, op, inv->local_only, 0, NULL, NULL);
     ens__op_release(op);
   }
   doc->schema = schema;
@@ -308,25 +412,45 @@ int ens_doc_apply(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens_txn *
   if (!doc || !txn) return ens__error(ENS_EINVAL, "apply needs a document and a transaction");
   if ((origin == ENS_ORIGIN_LOCAL_ONLY) != !!txn->local_only)
     return ens__error(ENS_EINVAL, "local-only transactions apply with origin local-only, and only they");
+  /* rules judge the objects as the whole transaction leaves them (a point
+   * may need two of its properties set before it reads back), so a
+   * refusal comes after the operations and needs their inverses */
+  s_touched touched, *tc = NULL;
+  if (!txn->local_only && ens__schema_has_rules(doc->schema)) {
+    s_touched_init(&touched);
+    tc = &touched;
+  }
   /* a single operation fails before it changes anything: no rollback
    * needed; observers of a change that is sent are given its inverse (a
    * session takes it off and puts it back with it) */
   ens_txn *inv = NULL;
-  if (inverse || txn->nops > 1 || (doc->nobservers && origin != ENS_ORIGIN_REMOTE)) {
+  if (inverse || txn->nops > 1 || tc || (doc->nobservers && origin != ENS_ORIGIN_REMOTE)) {
     inv = ens_txn_new(txn->label, txn->author);
     if (!inv) return ENS_ENOMEM;
     inv->local_only = txn->local_only;
   }
   uint64_t stamp = origin == ENS_ORIGIN_REMOTE ? doc->clock + 1 : 0;
   for (size_t i = 0; i < txn->nops; i++) {
-    int rc = s_apply_op(doc, &txn->ops[i], txn->local_only, stamp, inv);
+    int rc = s_apply_op(doc, &txn->ops[i], txn->local_only, stamp, inv, tc);
     if (rc) {
       char msg[256];
       snprintf(msg, sizeof msg, "%s", ens_error_last());
       if (inv) s_rollback(doc, inv);
       ens_txn_free(inv);
+      s_touched_free(tc);
       return ens__error(rc, "op %zu (%s %#llx): %s", i, s_op_name(txn->ops[i].kind),
                         (unsigned long long)ens_txn_op_target(txn, i), msg);
+    }
+  }
+  if (tc) {
+    int rc = s_judge(doc, tc);
+    s_touched_free(tc);
+    if (rc) {
+      char msg[400];
+      snprintf(msg, sizeof msg, "%s", ens_error_last());
+      s_rollback(doc, inv);
+      ens_txn_free(inv);
+      return ens__error(rc, "%s", msg);
     }
   }
   doc->clock++;
@@ -338,6 +462,14 @@ int ens_doc_apply(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens_txn *
     ens_txn_free(inv);
   }
   return 0;
+}
+
+int ens__doc_apply_unchecked(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens_txn **inverse) {
+  const ens_schema *schema = doc ? doc->schema : NULL;
+  if (doc) doc->schema = NULL;
+  int rc = ens_doc_apply(doc, txn, origin, inverse);
+  if (doc) doc->schema = schema;
+  return rc;
 }
 
 int ens__doc_apply_lenient(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens__op_filter filter,
@@ -352,6 +484,11 @@ int ens__doc_apply_lenient(ens_doc *doc, const ens_txn *txn, ens_origin origin, 
     return ENS_ENOMEM;
   }
   applied->local_only = inv->local_only = txn->local_only;
+  s_touched touched, *tc = NULL;
+  if (!txn->local_only && ens__schema_has_rules(doc->schema)) {
+    s_touched_init(&touched);
+    tc = &touched;
+  }
   for (size_t i = 0; i < txn->nops; i++) {
     const ens__op *op = &txn->ops[i];
     int reason = filter ? filter(doc, op, user) : 0;
@@ -359,7 +496,7 @@ int ens__doc_apply_lenient(ens_doc *doc, const ens_txn *txn, ens_origin origin, 
       ens__op copy;
       int rc = s_op_dup(op, &copy);
       if (rc == 0) rc = s_reserve(applied);
-      if (rc == 0) rc = s_apply_op(doc, op, txn->local_only, 0, inv);
+      if (rc == 0) rc = s_apply_op(doc, op, txn->local_only, 0, inv, tc);
       if (rc == 0) {
         applied->ops[applied->nops++] = copy;
         continue;
@@ -369,11 +506,26 @@ int ens__doc_apply_lenient(ens_doc *doc, const ens_txn *txn, ens_origin origin, 
         s_rollback(doc, inv);
         ens_txn_free(applied);
         ens_txn_free(inv);
+        s_touched_free(tc);
         return rc;
       }
       reason = rc == ENS_ENOTFOUND ? 2 /* gone */ : 3 /* invalid */;
     }
     if (on_skip) on_skip(op, reason, user);
+  }
+  if (tc) {
+    /* what applied, as a whole, must still be something the format can
+     * hold; if not, none of it stays */
+    int rc = s_judge(doc, tc);
+    s_touched_free(tc);
+    if (rc) {
+      char msg[400];
+      snprintf(msg, sizeof msg, "%s", ens_error_last());
+      s_rollback(doc, inv);
+      ens_txn_free(applied);
+      ens_txn_free(inv);
+      return ens__error(rc, "%s", msg);
+    }
   }
   doc->clock++;
   ens__txn_reverse(inv);

@@ -10,8 +10,6 @@
 #include "ops.h"
 
 #define TXN_VERSION 1
-#define MAX_LABEL 4096
-#define MAX_KEY 1024
 
 static void s_write_node(ens_buf *b, const struct ens_node *n) {
   ens__mp_array(b, 5);
@@ -95,7 +93,7 @@ static ens_id s_read_id(ens_mp_reader *r) {
 }
 
 static char *s_read_pos(ens_mp_reader *r) {
-  char *p = s_read_cstr(r, 4096, 0, "bad position");
+  char *p = s_read_cstr(r, ENS_MAX_POS, 0, "bad position");
   if (p && !ens_pos_valid(p, strlen(p))) {
     free(p);
     ens__mp_fail(r, "bad position");
@@ -105,7 +103,7 @@ static char *s_read_pos(ens_mp_reader *r) {
 }
 
 static char *s_read_key(ens_mp_reader *r) {
-  char *k = s_read_cstr(r, MAX_KEY, 0, "bad property key");
+  char *k = s_read_cstr(r, ENS_MAX_KEY, 0, "bad property key");
   if (k && k[0] == '@') {
     free(k);
     ens__mp_fail(r, "local-only property on the wire");
@@ -120,7 +118,7 @@ static struct ens_node *s_read_node(ens_mp_reader *r, int depth) {
   struct ens_node *n = calloc(1, sizeof *n);
   if (!n) { ens__mp_fail(r, "out of memory"); return NULL; }
   n->id = s_read_id(r);
-  n->kind = s_read_cstr(r, 255, 0, "bad kind");
+  n->kind = s_read_cstr(r, ENS_MAX_KIND, 0, "bad kind");
   n->pos = s_read_pos(r);
   uint32_t np = ens__mp_read_map(r);
   if (r->err) goto fail;
@@ -162,8 +160,8 @@ int ens_txn_decode(const void *data, size_t len, ens_txn **out) {
   if (!t) return ens__error(ENS_ENOMEM, "out of memory decoding a transaction");
   if (ens__mp_read_array(&r) != 4) ens__mp_fail(&r, "not a transaction");
   if (ens__mp_read_uint(&r) != TXN_VERSION && !r.err) ens__mp_fail(&r, "unsupported transaction version");
-  t->label = s_read_cstr(&r, MAX_LABEL, 1, "bad label");
-  t->author = s_read_cstr(&r, MAX_LABEL, 1, "bad author");
+  t->label = s_read_cstr(&r, ENS_MAX_LABEL, 1, "bad label");
+  t->author = s_read_cstr(&r, ENS_MAX_AUTHOR, 1, "bad author");
   uint32_t nops = ens__mp_read_array(&r);
   if (!r.err && nops) {
     t->ops = calloc(nops, sizeof *t->ops);

@@ -62,6 +62,12 @@ int ens__doc_apply_lenient(ens_doc *doc, const ens_txn *txn, ens_origin origin, 
                            void (*on_skip)(const ens__op *op, int reason, void *user), void *user,
                            ens_txn **applied, ens_txn **inverse);
 
+/* ens_doc_apply without the rules of doc's schema (its kinds and types
+ * neither): for transactions already judged elsewhere, which must apply
+ * as they were accepted (a session's log, its collaborators' changes, a
+ * pending change taken off). */
+int ens__doc_apply_unchecked(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens_txn **inverse);
+
 /* A copy of txn without its operations on objects that doc does not hold
  * and that txn does not insert first: the edits of what a collaborator
  * deleted (DESIGN.md, "Sessions": dropped, the rest stands). *dropped

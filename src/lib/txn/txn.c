@@ -14,6 +14,20 @@ static char *s_dup(const char *s) {
   return c;
 }
 
+/* The limits of ensemble/limits.h, checked where transactions are built
+ * so that a change a client makes is one the server's decoder accepts. */
+static int s_too_long(const char *s, size_t max, const char *what) {
+  size_t n = s ? strlen(s) : 0;
+  if (n <= max) return 0;
+  return ens__error(ENS_ELIMIT, "%s of %zu bytes is over the limit of %zu", what, n, max);
+}
+
+static int s_check_place(const char *pos, const char *kind) {
+  int rc = s_too_long(pos, ENS_MAX_POS, "a position");
+  if (!rc && kind) rc = s_too_long(kind, ENS_MAX_KIND, "an object kind");
+  return rc;
+}
+
 int ens__value_dup(const ens_value *in, ens_value *out) {
   *out = *in;
   if (in->type == ENS_STR || in->type == ENS_BYTES) {
@@ -53,6 +67,7 @@ void ens__op_release(ens__op *op) {
 }
 
 ens_txn *ens_txn_new(const char *label, const char *author) {
+  if (s_too_long(label, ENS_MAX_LABEL, "a label") || s_too_long(author, ENS_MAX_AUTHOR, "an author")) return NULL;
   ens_txn *t = calloc(1, sizeof *t);
   if (!t) goto oom;
   if (label && *label && !(t->label = s_dup(label))) goto oom;
@@ -78,6 +93,7 @@ const char *ens_txn_author(const ens_txn *t) { return t->author ? t->author : ""
 
 int ens_txn_set_label(ens_txn *t, const char *label) {
   char *c = NULL;
+  if (s_too_long(label, ENS_MAX_LABEL, "a label")) return ENS_ELIMIT;
   if (label && *label && !(c = s_dup(label))) return ens__error(ENS_ENOMEM, "out of memory");
   free(t->label);
   t->label = c;
@@ -109,6 +125,7 @@ void ens__txn_reverse(ens_txn *t) {
 
 int ens_txn_set(ens_txn *t, ens_id obj, const char *key, ens_value value) {
   if (!t || !key || !*key) return ens__error(ENS_EINVAL, "set needs a transaction and a key");
+  if (s_too_long(key, ENS_MAX_KEY, "a property key")) return ENS_ELIMIT;
   ens__op op = {0};
   op.kind = ENS_OP_SET;
   op.target = obj;
@@ -129,6 +146,7 @@ int ens_txn_delete(ens_txn *t, ens_id obj) {
 
 int ens_txn_move(ens_txn *t, ens_id obj, ens_id new_parent, const char *pos) {
   if (!t || !pos) return ens__error(ENS_EINVAL, "move needs a transaction and a position");
+  if (s_check_place(pos, NULL)) return ENS_ELIMIT;
   ens__op op = {0};
   op.kind = ENS_OP_MOVE;
   op.target = obj;
@@ -158,6 +176,7 @@ ens_node *ens_txn_insert(ens_txn *t, ens_id parent, const char *pos, ens_id id, 
     ens__error(ENS_EINVAL, "insert needs a transaction, a position and a kind");
     return NULL;
   }
+  if (s_check_place(pos, kind)) return NULL;
   ens__op op = {0};
   op.kind = ENS_OP_INSERT;
   op.target = parent;
@@ -172,6 +191,7 @@ ens_node *ens_txn_insert(ens_txn *t, ens_id parent, const char *pos, ens_id id, 
 
 int ens_node_set(ens_node *n, const char *key, ens_value value) {
   if (!n || !key || !*key) return ens__error(ENS_EINVAL, "node property needs a key");
+  if (s_too_long(key, ENS_MAX_KEY, "a property key")) return ENS_ELIMIT;
   if (n->nprops == n->capprops) {
     uint32_t cap = n->capprops ? n->capprops * 2 : 4;
     ens__kv *props = realloc(n->props, cap * sizeof *props);
@@ -194,6 +214,7 @@ ens_node *ens_node_add_child(ens_node *n, const char *pos, ens_id id, const char
     ens__error(ENS_EINVAL, "child needs a parent node, a position and a kind");
     return NULL;
   }
+  if (s_check_place(pos, kind)) return NULL;
   if (n->nkids == n->capkids) {
     uint32_t cap = n->capkids ? n->capkids * 2 : 4;
     struct ens_node **kids = realloc(n->kids, cap * sizeof *kids);

@@ -47,6 +47,7 @@ const char *ens_error_name(int code) {
   case ENS_ELIMIT: return "ENS_ELIMIT";
   case ENS_EIO: return "ENS_EIO";
   case ENS_EEMPTY: return "ENS_EEMPTY";
+  case ENS_EFORMAT: return "ENS_EFORMAT";
   default: return "ENS_E?";
   }
 }

@@ -13,6 +13,7 @@
 
 #include "../../util/error.h"
 #include "../../util/file.h"
+#include "ensemble/format.h"
 #include "sfd_int.h"
 
 /* --- files -------------------------------------------------------------------------- */
@@ -198,6 +199,7 @@ done:
   ens__sfd_reader_free(r);
   free(props);
   free(pp);
+  if (!rc) rc = ens_format_attach(doc); /* its edits are judged by the format's rules */
   if (rc) ens_doc_free(doc);
   else *out = doc;
   return rc;

@@ -42,6 +42,12 @@ int ens__glyph_name_is(const ens_obj *glyph, const char *name, size_t len);
 /* The glyph named name, or ENS_ENOTFOUND with a message. */
 int ens__glyph_get(const ens_doc *doc, const char *name, const ens_obj **out);
 
+/* Before obj (a glyph, a layer, the font) gets its first child: its head
+ * holds all its text, the closing line (word: EndChar, EndSplineSet,
+ * EndChars) included; txn moves that line and what follows to its tail,
+ * where the writer puts them after the children. 0 or ENS_ENOMEM. */
+int ens__glyph_open_for_children(ens_txn *txn, const ens_obj *obj, const char *word);
+
 /* The foreground layer (index 1, else a layer without a marker), or NULL. */
 const ens_obj *ens__glyph_fore(const ens_obj *glyph);
 

@@ -146,14 +146,18 @@ int ens_glyph_add(ens_doc *doc, const char *name, int64_t unicode, int width, en
   char *pos = NULL;
   ens_id gid_obj, lid;
   if ((rc = ens__glyph_txn("Add glyph", &txn))) goto done;
+  /* the first glyph of a font: EndChars and what follows go after it */
+  if ((rc = ens__glyph_open_for_children(txn, root, "EndChars"))) goto done;
   if ((rc = ens_doc_pos_at(doc, ENS_ROOT_ID, slot, &pos))) goto done;
   if ((rc = ens__glyph_new_id(doc, &gid_obj)) || (rc = ens__glyph_new_id(doc, &lid))) goto done;
   ens_node *g = ens_txn_insert(txn, ENS_ROOT_ID, pos, gid_obj, ENS_SFD_GLYPH);
   ens_node *l = g ? ens_node_add_child(g, "V", lid, ENS_SFD_LAYER) : NULL;
-  /* gids only when the font numbers its glyphs (a third number on its
-   * Encoding lines); "W": FontForge drops an empty glyph without it */
+  /* a number after every other: a glyph read has one, said by its
+   * Encoding line or given by its place (the writer says it only where
+   * the place does not); "W": FontForge drops an empty glyph without it */
+  (void)gids;
   if (!l || ens_node_set(g, "name", ens_str(name)) || ens_node_set(g, "encoding", ens_int(s_new_slot(doc, unicode))) ||
-      ens_node_set(g, "unicode", ens_int(unicode)) || (gids && ens_node_set(g, "gid", ens_int(max_gid + 1))) ||
+      ens_node_set(g, "unicode", ens_int(unicode)) || ens_node_set(g, "gid", ens_int(max_gid + 1)) ||
       ens_node_set(g, "width", ens_int(width)) || ens_node_set(g, "flags", ens_str("W")) ||
       ens_node_set(l, "index", ens_int(1)))
     rc = ens__error(ENS_ENOMEM, "out of memory adding a glyph");

@@ -154,7 +154,7 @@ static size_t s_layer_slot(const ens_obj *glyph) {
  * closing line (EndChar, EndSplineSet) included, and the writer puts new
  * children after the head. Before the first child arrives, the closing
  * line and what follows it move to the tail, where they belong. */
-static int s_open_for_children(ens_txn *txn, const ens_obj *obj, const char *word) {
+int ens__glyph_open_for_children(ens_txn *txn, const ens_obj *obj, const char *word) {
   ens_value h, t;
   if (ens_obj_child_count(obj) || ens_obj_get(obj, "~head", &h) || (h.type != ENS_STR && h.type != ENS_BYTES))
     return 0;
@@ -242,12 +242,12 @@ int ens_glyph_add_contour(ens_doc *doc, const char *glyph, const ens_glyph_node 
   ens_id cid, lid;
   if ((rc = ens__glyph_txn("Add contour", &txn))) goto done;
   if (fore) {
-    if ((rc = s_open_for_children(txn, fore, "EndSplineSet"))) goto done;
+    if ((rc = ens__glyph_open_for_children(txn, fore, "EndSplineSet"))) goto done;
     if ((rc = ens_doc_pos_at(doc, ens_obj_id(fore), s_contour_slot(fore), &pos))) goto done;
     if ((rc = ens__glyph_new_id(doc, &cid))) goto done;
     contour = ens_txn_insert(txn, ens_obj_id(fore), pos, cid, ENS_SFD_CONTOUR);
   } else {
-    if ((rc = s_open_for_children(txn, g, "EndChar"))) goto done;
+    if ((rc = ens__glyph_open_for_children(txn, g, "EndChar"))) goto done;
     if ((rc = ens_doc_pos_at(doc, ens_obj_id(g), s_layer_slot(g), &pos))) goto done;
     if ((rc = ens__glyph_new_id(doc, &lid)) || (rc = ens__glyph_new_id(doc, &cid))) goto done;
     layer_node = ens_txn_insert(txn, ens_obj_id(g), pos, lid, ENS_SFD_LAYER);

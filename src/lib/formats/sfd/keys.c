@@ -331,9 +331,10 @@ static void s_put_real(ens_buf *out, double v) {
 }
 
 /* A glyph name is written bare when it is plain ASCII without blanks or
- * quotes, else quoted in UTF-7 (as FontForge does for non-ASCII names). */
+ * quotes, else quoted in UTF-7 (as FontForge does for non-ASCII names);
+ * quoted too when it ends with a backslash, which would continue the line. */
 static void s_put_name(ens_buf *out, const char *s, size_t n) {
-  int plain = n > 0;
+  int plain = n > 0 && s[n - 1] != '\\';
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c <= ' ' || c >= 0x7f || c == '"') plain = 0;

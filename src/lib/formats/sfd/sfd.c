@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../util/error.h"
+#include "ensemble/format.h"
 #include "sfd_int.h"
 
 int ens_sfd_read(const void *data, size_t len, ens_doc **out) {
@@ -17,6 +18,7 @@ int ens_sfd_read(const void *data, size_t len, ens_doc **out) {
   int rc = r ? 0 : ENS_ENOMEM;
   if (!rc) rc = ens__sfd_read_file_text(r, data ? data : "", len);
   if (!rc) rc = ens__sfd_reader_finish(r);
+  if (!rc) rc = ens_format_attach(doc); /* its edits are judged by the format's rules */
   ens__sfd_reader_free(r);
   if (rc) {
     ens_doc_free(doc);

@@ -236,6 +236,11 @@ ens__sfd_wctx *ens__sfd_wctx_new(const ens_doc *doc);
 void ens__sfd_wctx_free(ens__sfd_wctx *w);
 int ens__sfd_write_root_only(ens__sfd_wctx *w, ens_buf *out);
 int ens__sfd_write_glyph(ens__sfd_wctx *w, const ens_obj *glyph, ens_buf *out);
+/* Numbers the glyphs as the writer does: ENS_EFORMAT with a reason in why
+ * when a write would fail (a glyph that must say a number without an
+ * Encoding: line) or a reference or kerning pair would read back as
+ * another glyph (two glyphs with one number); 0 otherwise. */
+int ens__sfd_check_numbers(const ens_doc *doc, char *why, size_t why_size);
 
 /* --- reading ------------------------------------------------------------------ */
 

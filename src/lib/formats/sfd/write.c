@@ -1393,3 +1393,93 @@ int ens__sfd_write_glyph(ens__sfd_wctx *w, const ens_obj *glyph, ens_buf *out) {
   if (!rc && out->oom) rc = ens__error(ENS_ENOMEM, "out of memory writing SFD");
   return rc;
 }
+
+/* --- numbers, for the schema's rules ------------------------------------------------ */
+
+/* Section by section as the writer numbers them: the section a root child
+ * starting at index i is in (the count of BeginChars before it). */
+static void s_check_glyph_refs(ens__sfd_wctx *w, const ens_obj *g, const ens_obj *o, char *why, size_t why_size,
+                               int *bad) {
+  for (uint32_t i = 0; i < o->nkids && !*bad; i++) {
+    const ens_obj *k = o->kids[i];
+    int kind = s_kind(w, k);
+    if (kind == S_LAYER) {
+      s_check_glyph_refs(w, g, k, why, why_size, bad);
+      continue;
+    }
+    if (kind != S_REFK && kind != S_KERN) continue;
+    const ens__prop *gp = s_prop(w, k, S_K_GLYPH);
+    const ens_obj *t = gp && gp->type == ENS_REF && gp->u.ref ? ens_doc_get(w->doc, gp->u.ref) : NULL;
+    if (!t) continue; /* dropped, as FontForge drops them */
+    int by_enc = 0;
+    const char *h;
+    size_t hn;
+    if (kind == S_REFK && s_text(w, k, S_K_HEAD, &h, &hn) && hn) {
+      ens__sfd_line ln;
+      int64_t number;
+      ens__sfd_line_at(h, h + hn, &ln);
+      if (ens__sfd_parse_ref_target(ln.s, ln.n, &by_enc, &number) != 0) by_enc = 0;
+    }
+    int64_t num;
+    if (!by_enc && !s_imap_get(&w->rgid, t->id, &num)) by_enc = 1;
+    if (by_enc && !s_imap_get(&w->renc, t->id, &num)) {
+      snprintf(why, why_size, "a reference names a glyph that has neither a number nor an encoding");
+      *bad = 1;
+      return;
+    }
+    if (s_target(w, by_enc, num) != t->id) {
+      const ens__prop *np = s_prop(w, t, S_K_NAME);
+      snprintf(why, why_size,
+               "a %s names glyph \"%.60s\" by %s %lld, which %s, so it would read back as another glyph",
+               kind == S_KERN ? "kerning pair" : "reference", np && np->type == ENS_STR ? np->u.s : "?",
+               by_enc ? "encoding" : "number", (long long)num,
+               w->section ? "another glyph before it in its sub-font also has" : "another glyph also has");
+      *bad = 1;
+    }
+  }
+}
+
+int ens__sfd_check_numbers(const ens_doc *doc, char *why, size_t why_size) {
+  ens__sfd_wctx *w = ens__sfd_wctx_new(doc);
+  if (!w) return ENS_ENOMEM;
+  int dir = ens_sfd_is_dir(doc);
+  int rc = s_number_glyphs(w, dir);
+  if (rc) {
+    if (rc != ENS_ENOMEM) snprintf(why, why_size, "%s", ens_error_last());
+    ens__sfd_wctx_free(w);
+    return rc;
+  }
+  /* every number names one glyph of one sub-font: then every reference
+   * reads back as the glyph it names, and nothing more is to be checked */
+  const ens_obj *root = doc->root;
+  size_t nglyphs = 0, nenc = 0;
+  for (uint32_t i = 0; i < root->nkids; i++) {
+    const ens_obj *k = root->kids[i];
+    if (s_kind(w, k) != S_GLYPH) continue;
+    nglyphs++;
+    const ens__prop *gp, *ep;
+    s_gid_and_encoding(w, k, &gp, &ep);
+    nenc += ep && ep->type == ENS_INT;
+  }
+  const char *t;
+  size_t n;
+  uint32_t section = dir ? 1 : 0;
+  if (!dir && s_text(w, root, S_K_HEAD, &t, &n)) section += (uint32_t)s_count_beginchars(t, n);
+  int more_sections = 0;
+  for (uint32_t i = 0; i < root->nkids && !dir; i++)
+    if (s_kind(w, root->kids[i]) == S_RAW && s_text(w, root->kids[i], S_K_TEXT, &t, &n) && s_count_beginchars(t, n))
+      more_sections = 1;
+  int bad = 0;
+  if (w->num.count < nglyphs || w->enc.count < nenc || more_sections) {
+    for (uint32_t i = 0; i < root->nkids && !bad; i++) {
+      const ens_obj *k = root->kids[i];
+      int kind = s_kind(w, k);
+      if (kind == S_RAW && !dir && s_text(w, k, S_K_TEXT, &t, &n)) section += (uint32_t)s_count_beginchars(t, n);
+      if (kind != S_GLYPH) continue;
+      w->section = section;
+      s_check_glyph_refs(w, k, k, why, why_size, &bad);
+    }
+  }
+  ens__sfd_wctx_free(w);
+  return bad ? ENS_EFORMAT : 0;
+}

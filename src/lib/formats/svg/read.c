@@ -195,6 +195,8 @@ static int s_element(s_reader *r, s_node *n) {
   int rc, plain = 1;
   if (ens__svg_attrs_begin(n->tok.s, n->tok.n, &it, &name, &name_n)) return s_err(r, n->tok.s, "a bad start tag");
   while ((rc = ens__svg_attr_next(&it, &a, &tail)) == 1) {
+    if (a.name_n > ENS_MAX_KEY) return ens__error(ENS_ELIMIT, "line %u: an attribute name longer than %d bytes",
+                                                  ens__svg_line_of(r->text, a.name), ENS_MAX_KEY);
     const char *key = ens__atom(r->doc, a.name, a.name_n);
     if (!key) return s_oom();
     for (size_t i = 0; i < r->npv; i++)

@@ -6,6 +6,7 @@
 
 #include "../../util/error.h"
 #include "../../util/file.h"
+#include "ensemble/format.h"
 #include "svg_int.h"
 
 /* A root property set by hand: the reader's objects are not yet seen by
@@ -81,7 +82,9 @@ int ens_svg_read(const void *data, size_t len, ens_doc **out) {
   } else {
     /* the kept texts say what the properties say, until an edit */
     ens__doc_mark_as_read(doc);
-    *out = doc;
+    rc = ens_format_attach(doc); /* its edits are judged by the format's rules */
+    if (rc) ens_doc_free(doc);
+    else *out = doc;
   }
 done:
   free(conv);

@@ -138,6 +138,9 @@ int ens__svg_iconv(const char *from, const char *to, const char *in, size_t n, c
 
 int ens__svg_build(ens_doc *doc, const char *text, size_t n, ens__svg_ents *ents);
 int ens__svg_write_doc(const ens_doc *doc, ens_buf *out);
+/* The text the writer writes for the #doctype o: its kept text, or one
+ * made from its name and entities. 0 or ENS_ENOMEM. */
+int ens__svg_doctype_text(const ens_doc *doc, const ens_obj *o, ens_buf *out);
 
 /* Line number of p in text (1-based), for messages. */
 uint32_t ens__svg_line_of(const char *text, const char *p);

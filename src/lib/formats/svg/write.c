@@ -253,6 +253,52 @@ static void s_xmldecl(s_writer *w, const ens_obj *o) {
   ens__buf_puts(w->out, "?>");
 }
 
+/* An entity's replacement text as the literal of its declaration: the
+ * characters a literal would change are references to themselves ('&'
+ * too: a reference to another entity stays as it is in the replacement
+ * text, and a character reference is what gives a bare '&' back). */
+static void s_entity_literal(const char *s, size_t n, ens_buf *out) {
+  const char *run = s, *end = s + n;
+  for (const char *p = s; p < end; p++) {
+    const char *rep;
+    switch (*p) {
+    case '&': rep = "&#38;"; break;
+    case '%': rep = "&#37;"; break;
+    case '"': rep = "&#34;"; break;
+    case '\r': rep = "&#13;"; break;
+    default: continue;
+    }
+    ens__buf_append(out, run, (size_t)(p - run));
+    ens__buf_puts(out, rep);
+    run = p + 1;
+  }
+  ens__buf_append(out, run, (size_t)(end - run));
+}
+
+int ens__svg_doctype_text(const ens_doc *doc, const ens_obj *o, ens_buf *out) {
+  const char *k_src = ens__atom_find(doc, S_SRC, 4), *k_name = ens__atom_find(doc, "name", 4);
+  const char *src, *s;
+  size_t sn, n;
+  if (s_bytes(o, k_src, &src, &sn) && s_starts(src, sn, "<!DOCTYPE") && s_ends(src, sn, ">")) {
+    ens__buf_append(out, src, sn);
+    return out->oom ? ENS_ENOMEM : 0;
+  }
+  s_str(o, k_name, &s, &n);
+  ens__buf_puts(out, "<!DOCTYPE ");
+  ens__buf_append(out, s, n);
+  int any = 0;
+  for (uint32_t i = 0; i < o->nprops; i++) {
+    const ens__prop *p = &o->props[i];
+    if (p->key[0] != '&' || (p->type != ENS_STR && p->type != ENS_BYTES)) continue;
+    ens__buf_printf(out, "%s\n<!ENTITY %s \"", any ? "" : " [", p->key + 1);
+    s_entity_literal(p->u.s, p->len, out);
+    ens__buf_puts(out, "\">");
+    any = 1;
+  }
+  ens__buf_puts(out, any ? "\n]>" : ">");
+  return out->oom ? ens__error(ENS_ENOMEM, "out of memory writing SVG") : 0;
+}
+
 /* Text that may not hold `bad` gets it split (CDATA) or broken (comment). */
 static void s_put_guarded(ens_buf *out, const char *s, size_t n, const char *bad, const char *rep) {
   size_t k = strlen(bad);
@@ -333,28 +379,9 @@ static int s_node(s_writer *w, const ens_obj *o, size_t depth) {
     break;
   }
   case W_XMLDECL: s_xmldecl(w, o); break;
-  case W_DOCTYPE: {
-    const char *src;
-    size_t sn;
-    if (s_bytes(o, w->k_src, &src, &sn) && s_starts(src, sn, "<!DOCTYPE") && s_ends(src, sn, ">")) {
-      ens__buf_append(out, src, sn);
-      break;
-    }
-    s_str(o, w->k_name, &s, &n);
-    ens__buf_puts(out, "<!DOCTYPE ");
-    ens__buf_append(out, s, n);
-    int any = 0;
-    for (uint32_t i = 0; i < o->nprops; i++) {
-      const ens__prop *p = &o->props[i];
-      if (p->key[0] != '&' || (p->type != ENS_STR && p->type != ENS_BYTES)) continue;
-      ens__buf_printf(out, "%s\n<!ENTITY %s \"", any ? "" : " [", p->key + 1);
-      ens__svg_escape_attr(p->u.s, p->len, '"', out);
-      ens__buf_puts(out, "\">");
-      any = 1;
-    }
-    ens__buf_puts(out, any ? "\n]>" : ">");
+  case W_DOCTYPE:
+    if (ens__svg_doctype_text(w->doc, o, out)) return ENS_ENOMEM;
     break;
-  }
   case W_ENTITY:
     s_str(o, w->k_name, &s, &n);
     ens__buf_putc(out, '&');
