@@ -159,6 +159,10 @@ typedef struct {
    * than were kept), and then a rule assumes any. */
   const char *const *keys;
   size_t nkeys;
+  /* Bits a rule may set for the schema's final rule, which runs once
+   * after every touched object was judged (a check of the whole document
+   * that many objects of one transaction may each call for). */
+  unsigned *later;
 } ens_touch;
 /* A rule judges an object as the transaction leaves it: after all of a
  * transaction's operations applied, each object it touched (still in the
@@ -176,6 +180,11 @@ typedef int (*ens_schema_rule_fn)(const ens_doc *doc, const ens_obj *obj, const 
 /* Adds a rule for objects of kind (NULL: of every kind); user is passed
  * back to it. */
 int ens_schema_add_rule(ens_schema *schema, const char *kind, ens_schema_rule_fn fn, void *user);
+/* The final rule: run once per transaction after its objects were judged,
+ * when a rule set bits in touch->later (given to it), with the same
+ * contract as a rule. One per schema; NULL removes it. */
+typedef int (*ens_schema_final_fn)(const ens_doc *doc, unsigned later, char *why, size_t why_size, void *user);
+void ens_schema_set_final_rule(ens_schema *schema, ens_schema_final_fn fn, void *user);
 
 /* Snapshots: the whole document as versioned MessagePack (docs/snapshot.md).
  * encode: *out is malloc'd, caller frees with ens_free. decode: a new

@@ -262,6 +262,15 @@ static void test_glyph_lines_that_would_not_read_back_refused(void **state) {
   const ens_obj *a = s_glyph(doc, "A");
   s_refused(doc, s_set(a, "unicode", ens_nil()), ENS_EFORMAT, "'encoding' and 'unicode'");
   s_refused(doc, s_set(a, "name", ens_str("A\xc0")), ENS_EFORMAT, "UTF-8");
+  /* a new glyph has its StartChar: line printed from its name (found by fuzz_format_edit) */
+  char *pos = NULL;
+  assert_int_equal(ens_doc_pos_at(doc, ENS_ROOT_ID, ens_obj_child_count(ens_doc_root(doc)), &pos), 0);
+  ens_txn *t = ens_txn_new("test", NULL);
+  ens_node *g = ens_txn_insert(t, ENS_ROOT_ID, pos, ens_doc_new_id(doc), ENS_SFD_GLYPH);
+  ens_node_set(g, "name", ens_str("\xc5"));
+  ens_node_set(g, "gid", ens_int(3));
+  s_refused(doc, t, ENS_EFORMAT, "UTF-8");
+  ens_free(pos);
   /* a name ending in a backslash is written quoted, so that it does not continue its line */
   s_accepted(doc, s_set(a, "name", ens_str("A\\")));
   s_accepted(doc, s_set(a, "name", ens_str("A acute")));

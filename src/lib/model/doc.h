@@ -182,6 +182,8 @@ int ens__schema_has_rules(const ens_schema *schema);
 /* The schema's rules for obj; 0, or the rule's code with its reason as
  * the error. */
 int ens__schema_check_obj(const ens_schema *schema, const ens_doc *doc, const ens_obj *obj, const ens_touch *touch);
+/* The schema's final rule, when the rules asked for it (later != 0). */
+int ens__schema_check_final(const ens_schema *schema, const ens_doc *doc, unsigned later);
 
 /* Local-only keys start with '@': never content, never sent. */
 static inline int ens__key_is_local(const char *key) { return key[0] == '@'; }

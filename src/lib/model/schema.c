@@ -33,6 +33,8 @@ struct ens_schema {
   s_rule *rules;
   size_t nrules;
   int open; /* kinds it does not declare are allowed anywhere */
+  ens_schema_final_fn final;
+  void *final_user;
 };
 
 ens_schema *ens_schema_new(void) {
@@ -166,6 +168,22 @@ int ens_schema_add_rule(ens_schema *s, const char *kind, ens_schema_rule_fn fn, 
 }
 
 int ens__schema_has_rules(const ens_schema *s) { return s && s->nrules; }
+
+void ens_schema_set_final_rule(ens_schema *s, ens_schema_final_fn fn, void *user) {
+  if (!s) return;
+  s->final = fn;
+  s->final_user = user;
+}
+
+int ens__schema_check_final(const ens_schema *s, const ens_doc *doc, unsigned later) {
+  if (!later || !s->final) return 0;
+  char why[320];
+  why[0] = '\0';
+  int rc = s->final(doc, later, why, sizeof why, s->final_user);
+  if (rc == 0) return 0;
+  if (rc > 0 || rc < ENS_EFORMAT) rc = ENS_EFORMAT;
+  return ens__error(rc, "%s", why[0] ? why : "the document's format cannot hold this change");
+}
 
 int ens__schema_check_obj(const ens_schema *s, const ens_doc *doc, const ens_obj *obj, const ens_touch *touch) {
   const char *kind = ens_obj_kind(obj);

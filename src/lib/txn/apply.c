@@ -174,9 +174,10 @@ static int s_judge(ens_doc *doc, s_touched *t) {
   if (t->oom) return ens__error(ENS_ENOMEM, "out of memory checking a transaction");
   if (t->n > 1) qsort(t->v, t->n, sizeof *t->v, s_touch_cmp);
   const char *keys[S_TOUCH_KEYS];
+  unsigned later = 0;
   for (size_t i = 0; i < t->n;) {
     ens_id id = t->v[i].id;
-    ens_touch touch = {0, keys, 0};
+    ens_touch touch = {0, keys, 0, &later};
     for (; i < t->n && t->v[i].id == id; i++) {
       const s_touch *x = &t->v[i];
       touch.what |= x->what;
@@ -192,7 +193,7 @@ static int s_judge(ens_doc *doc, s_touched *t) {
     int rc = ens__schema_check_obj(doc->schema, doc, o, &touch);
     if (rc) return rc;
   }
-  return 0;
+  return ens__schema_check_final(doc->schema, doc, later);
 }
 
 /* --- single operations ---------------------------------------------------- */

@@ -898,14 +898,29 @@ static int s_root_seq(s_ctx *c) {
   return 0;
 }
 
-/* --- numbers: references must still name their glyph ----------------------------------- */
+/* --- once per transaction: glyph numbers, the font's own text -------------------------- */
 
-static int s_numbers(s_ctx *c) {
-  char why[256];
-  int rc = ens__sfd_check_numbers(c->doc, why, sizeof why);
-  if (rc == ENS_ENOMEM) return rc;
-  if (rc) return s_fail(c, ENS_EFORMAT, "%s", why);
+enum { LATER_NUMBERS = 1, LATER_FONT = 2 };
+
+/* Asks for a check of the whole font after every object was judged: many
+ * glyphs of one transaction (a paste, a diff) each call for it. */
+static int s_later(const ens_touch *t, unsigned what) {
+  *t->later |= what;
   return 0;
+}
+
+static int s_final(const ens_doc *doc, unsigned later, char *why, size_t n, void *u) {
+  (void)u;
+  s_ctx c = {doc, doc->root, why, n};
+  int rc = 0;
+  if (later & LATER_FONT) rc = s_root_seq(&c);
+  if (!rc && (later & LATER_NUMBERS)) {
+    /* references must still name their glyph; a write must not fail */
+    char msg[256];
+    rc = ens__sfd_check_numbers(doc, msg, sizeof msg);
+    if (rc && rc != ENS_ENOMEM) rc = s_fail(&c, ENS_EFORMAT, "%s", msg);
+  }
+  return rc;
 }
 
 /* --- the rules, by kind ---------------------------------------------------------------- */
@@ -914,8 +929,7 @@ static int s_rule_root(const ens_doc *doc, const ens_obj *o, const ens_touch *t,
   (void)u;
   s_ctx c = {doc, o, why, n};
   int rc = s_check_props(&c, NULL, 0, t, 1);
-  if (!rc) rc = s_root_seq(&c);
-  if (!rc && (t->what & ENS_TOUCH_KIDS)) rc = s_numbers(&c);
+  if (!rc) s_later(t, LATER_FONT | ((t->what & ENS_TOUCH_KIDS) ? LATER_NUMBERS : 0));
   return rc;
 }
 
@@ -928,12 +942,15 @@ static int s_rule_glyph(const ens_doc *doc, const ens_obj *o, const ens_touch *t
     return s_fail(&c, ENS_EFORMAT, "'encoding' and 'unicode' are one Encoding: line: both or neither");
   const char *h;
   size_t hn;
-  if (!s_get(o, "name") && !(s_text_of(o, "~head", &h, &hn) && hn))
-    return s_fail(&c, ENS_EFORMAT, "'name' is missing: its StartChar: line says one");
+  const ens__prop *name = s_get(o, "name");
+  int has_head = s_text_of(o, "~head", &h, &hn) && hn;
+  if (!name && !has_head) return s_fail(&c, ENS_EFORMAT, "'name' is missing: its StartChar: line says one");
+  /* without a head, its StartChar: line is printed afresh from the name */
+  if (name && !has_head && (rc = s_name_prints(&c, name, NULL, NULL, 0))) return rc;
   if ((rc = s_glyph_seq(&c, o))) return rc;
-  if ((t->what & ENS_TOUCH_MOVED) && (rc = s_root_seq(&c))) return rc;
+  if (t->what & ENS_TOUCH_MOVED) s_later(t, LATER_FONT);
   if ((t->what & (ENS_TOUCH_NEW | ENS_TOUCH_MOVED)) || s_touched_key(t, "gid") || s_touched_key(t, "encoding"))
-    rc = s_numbers(&c);
+    s_later(t, LATER_NUMBERS);
   return rc;
 }
 
@@ -974,7 +991,7 @@ static int s_rule_ref(const ens_doc *doc, const ens_obj *o, const ens_touch *t, 
   s_ctx c = {doc, o, why, n};
   int rc = s_ref(&c, t);
   if (!rc && (t->what & ENS_TOUCH_MOVED) && o->parent) rc = s_layer_seq(&c, o->parent);
-  if (!rc && ((t->what & (ENS_TOUCH_NEW | ENS_TOUCH_MOVED)) || s_touched_key(t, "glyph"))) rc = s_numbers(&c);
+  if (!rc && ((t->what & (ENS_TOUCH_NEW | ENS_TOUCH_MOVED)) || s_touched_key(t, "glyph"))) s_later(t, LATER_NUMBERS);
   return rc;
 }
 
@@ -989,7 +1006,7 @@ static int s_rule_kern(const ens_doc *doc, const ens_obj *o, const ens_touch *t,
   s_ctx c = {doc, o, why, n};
   int rc = s_check_props(&c, s_kern_keys, N(s_kern_keys), t, 0);
   if (!rc) rc = s_head_rest(&c);
-  if (!rc && ((t->what & (ENS_TOUCH_NEW | ENS_TOUCH_MOVED)) || s_touched_key(t, "glyph"))) rc = s_numbers(&c);
+  if (!rc && ((t->what & (ENS_TOUCH_NEW | ENS_TOUCH_MOVED)) || s_touched_key(t, "glyph"))) s_later(t, LATER_NUMBERS);
   return rc;
 }
 
@@ -999,7 +1016,7 @@ static int s_rule_raw(const ens_doc *doc, const ens_obj *o, const ens_touch *t, 
   int rc = s_check_props(&c, s_raw_keys, N(s_raw_keys), t, 0);
   if (rc || !o->parent) return rc;
   /* raw text is read as part of its container */
-  if (!o->parent->parent) return s_root_seq(&c);
+  if (!o->parent->parent) return s_later(t, LATER_FONT);
   if (s_is(o->parent, ENS_SFD_GLYPH)) return s_glyph_seq(&c, o->parent);
   if (s_is(o->parent, ENS_SFD_LAYER)) return s_layer_seq(&c, o->parent);
   return 0;
@@ -1031,6 +1048,7 @@ static void s_build(void) {
     ens_schema_free(s);
     return;
   }
+  ens_schema_set_final_rule(s, s_final, NULL);
   s_schema = s;
 }
 
