@@ -13,7 +13,11 @@
  * the walk of fuzzlib.h; the pending queue's numbers follow one another;
  * and, while the client names a history of the model, its document is
  * that history's state at the client's seq with the pending changes put
- * on top as the server would apply them. What the client sends must
+ * on top as the server would apply them. An input whose first byte is
+ * 'S' or 'V' starts from the font or the drawing of fuzzlib.h, with its
+ * format's rules on the server's document as on the client's; then the
+ * file each document writes must read back as the document
+ * (fz_check_written) whenever it changed. What the client sends must
  * decode and follow the protocol (hello names a state it was sent, ctns
  * in order within the window, pings count the bytes read); a REJECTED
  * event has a negative code; undo and redo reports are clean when nothing
@@ -74,6 +78,7 @@ typedef struct {
 static struct {
   const uint8_t *in;
   size_t len, pos;
+  int format; /* 0 for the fixture, 'S' for the font, 'V' for the drawing */
   int64_t now;
   ens_session *s;
   s_hist h[MAX_HIST];
@@ -116,11 +121,16 @@ static uint64_t s_head(const s_hist *h) { return h->base_seq + h->n; }
 
 /* --- documents ------------------------------------------------------------------ */
 
+/* A copy, with its format's rules as a server's document has them. */
 static ens_doc *s_copy(const ens_doc *doc) {
   ens_doc *d;
   fz_snapshot_roundtrip(doc, NULL, NULL, &d);
+  FZ_CHECK(ens_format_attach(d) == 0, "format rules");
   return d;
 }
+
+/* The document a script starts from. */
+static ens_doc *s_start_doc(void) { return F.format ? fz_format_fixture(F.format == 'V') : fz_fixture_doc(); }
 
 /* Applies txn as the server does: whole, or without its operations on
  * objects the document does not hold; *kept (when not NULL) gets what
@@ -163,14 +173,15 @@ static const char *const s_keys[] = {"x", "y", "name", "v", "d", "z"};
 static const char *const s_kinds[] = {"layer", "rect", "group", "text"};
 static const char *const s_strs[] = {"", "10", "red", "M0 0 L1 1", "a\nb", "x y"};
 
-/* A key: one the document uses (so that a document of a file format is
- * edited where its format says something), or one of a few. */
-static const char *s_key(fz_rng *r, const ens_doc *doc, const s_ids *ids) {
-  const ens_obj *o = ens_doc_get(doc, ids->ids[fz_below(r, (uint32_t)ids->n)]);
+/* A key: one obj has (or, now and then, one another object has), so that
+ * a document of a file format is edited where its format says something;
+ * or one of a few. */
+static const char *s_key(fz_rng *r, const ens_doc *doc, const s_ids *ids, ens_id obj) {
+  const ens_obj *o = ens_doc_get(doc, fz_below(r, 4) ? obj : ids->ids[fz_below(r, (uint32_t)ids->n)]);
   size_t np = o ? ens_obj_prop_count(o) : 0;
   const char *key = NULL;
   ens_value v;
-  if (np && fz_below(r, 2) && ens_obj_prop_at(o, fz_below(r, (uint32_t)np), &key, &v) == 0 && key[0] != '@')
+  if (np && fz_below(r, F.format ? 8 : 2) && ens_obj_prop_at(o, fz_below(r, (uint32_t)np), &key, &v) == 0 && key[0] != '@')
     return key;
   return s_keys[fz_below(r, FZ_COUNT(s_keys))];
 }
@@ -178,7 +189,7 @@ static const char *s_key(fz_rng *r, const ens_doc *doc, const s_ids *ids) {
 /* A kind: one the document has, or one of a few. */
 static const char *s_kind(fz_rng *r, const ens_doc *doc, const s_ids *ids) {
   const ens_obj *o = ens_doc_get(doc, ids->ids[fz_below(r, (uint32_t)ids->n)]);
-  if (o && ens_obj_parent(o) && fz_below(r, 2)) return ens_obj_kind(o);
+  if (o && ens_obj_parent(o) && fz_below(r, F.format ? 8 : 2)) return ens_obj_kind(o);
   return s_kinds[fz_below(r, FZ_COUNT(s_kinds))];
 }
 
@@ -238,15 +249,23 @@ static ens_txn *s_gen_txn(ens_doc *doc, uint32_t seed, const char *label, ens_id
     ens_id other = ids.ids[fz_below(&r, (uint32_t)ids.n)];
     uint32_t kind = fz_below(&r, 10);
     if (kind < 5) {
-      const char *key = s_key(&r, doc, &ids);
+      const char *key = s_key(&r, doc, &ids, obj);
       ens_txn_set(t, obj, key, s_value_for(&r, doc, obj, key, &ids, buf, sizeof buf));
     } else if (kind < 7) {
-      const ens_obj *p = ens_doc_get(doc, obj);
+      /* beside an object of its kind (what a format allows there), or
+       * anywhere with any kind */
+      const ens_obj *like = ens_doc_get(doc, obj);
+      int beside = like && ens_obj_parent(like) && fz_below(&r, F.format ? 4 : 2);
+      ens_id parent = beside ? ens_obj_id(ens_obj_parent(like)) : obj;
+      const ens_obj *p = ens_doc_get(doc, parent);
       char *pos = NULL;
-      if (!p || ens_doc_pos_at(doc, obj, fz_below(&r, (uint32_t)ens_obj_child_count(p) + 1), &pos)) continue;
-      ens_node *n = ens_txn_insert(t, obj, pos, new_id(doc, user), s_kind(&r, doc, &ids));
+      if (!p || ens_doc_pos_at(doc, parent, fz_below(&r, (uint32_t)ens_obj_child_count(p) + 1), &pos)) continue;
+      ens_node *n = ens_txn_insert(t, parent, pos, new_id(doc, user), beside ? ens_obj_kind(like) : s_kind(&r, doc, &ids));
       ens_free(pos);
-      if (n && fz_below(&r, 2)) ens_node_set(n, s_key(&r, doc, &ids), s_value(&r, &ids, buf, sizeof buf));
+      if (n && fz_below(&r, 2)) {
+        const char *key = s_key(&r, doc, &ids, obj);
+        ens_node_set(n, key, beside ? s_value_for(&r, doc, obj, key, &ids, buf, sizeof buf) : s_value(&r, &ids, buf, sizeof buf));
+      }
       if (n && fz_below(&r, 3) == 0) ens_node_add_child(n, "V", new_id(doc, user), s_kind(&r, doc, &ids));
     } else if (kind == 7) {
       ens_txn_delete(t, fz_below(&r, 8) ? (obj == ENS_ROOT_ID ? other : obj) : ENS_ROOT_ID);
@@ -558,6 +577,7 @@ static void s_check(void) {
     FZ_CHECK(q->items[i].ctn == q->items[i - 1].ctn + 1, "pending ctns %llu then %llu",
              (unsigned long long)q->items[i - 1].ctn, (unsigned long long)q->items[i].ctn);
   fz_check_doc(doc, 0);
+  if (F.format && !F.tainted) fz_check_written(doc, "the client's document");
   if (F.tainted || epoch == 0) return;
   size_t hi = F.nh;
   for (size_t i = 0; i < F.nh; i++)
@@ -572,6 +592,9 @@ static void s_check(void) {
   uint64_t want_hash = ens_doc_hash(want);
   ens_txn **inv = calloc(q->n + 1, sizeof *inv);
   FZ_CHECK(inv, "out of memory");
+  /* judged by the format's rules as the client puts them back, and as
+   * the server will judge them; taken off unjudged */
+  FZ_CHECK(ens_format_attach(want) == 0, "format rules");
   for (size_t i = 0; i < q->n; i++) {
     ens_txn *t;
     FZ_CHECK(ens_txn_decode(q->items[i].bytes, q->items[i].len, &t) == 0, "a pending change does not decode");
@@ -580,6 +603,7 @@ static void s_check(void) {
   }
   int same = ens_doc_hash(want) == hash && ens_doc_count(want) == ens_doc_count(doc);
   size_t count = ens_doc_count(want);
+  ens_doc_set_schema(want, NULL);
   for (size_t i = q->n; i-- > 0;) {
     if (inv[i]) FZ_CHECK(ens_doc_apply(want, inv[i], ENS_ORIGIN_UNDO, NULL) == 0, "taking a pending change off");
     ens_txn_free(inv[i]);
@@ -681,6 +705,7 @@ static void s_decide(uint8_t a) {
     ens_txn_free(t);
   }
   if (rc == 0) {
+    fz_check_written(F.S, "the server's document, a client's change accepted");
     uint64_t seq = s_log(h->site, p.ctn, kept, kept_len);
     if (s_sending()) s_queue_entry(seq, h->site, p.ctn, NULL, 0, 0);
   } else if (s_sending()) {
@@ -700,7 +725,9 @@ static void s_collab(uint32_t seed, uint8_t a) {
   ens_txn *t = s_gen_txn(F.S, seed, (a & 2) ? "their change" : "", s_collab_id, &c);
   unsigned char *b = NULL;
   size_t n = 0;
+  if (s_trace > 0) fz_print_txn(t);
   if (s_apply_server(F.S, t, &b, &n, NULL) == 0) {
+    fz_check_written(F.S, "the server's document, a collaborator's change accepted");
     uint64_t seq = s_log((uint32_t)(2 + c), ++F.collab_ctn[c], b, n);
     if (s_sending()) s_queue_entry(seq, (uint32_t)(2 + c), F.collab_ctn[c], b, n, (a & 4) != 0);
   }
@@ -712,7 +739,7 @@ static void s_collab(uint32_t seed, uint8_t a) {
 static void s_replace_store(uint8_t a) {
   if (F.nh == MAX_HIST) return;
   s_hist *old = s_cur();
-  ens_doc *base = (a & 1) ? fz_fixture_doc() : s_copy(F.S);
+  ens_doc *base = (a & 1) ? s_start_doc() : s_copy(F.S);
   uint64_t base_seq = (a & 2) ? 0 : s_head(old) + (a >> 4);
   s_hist_new(base, base_seq, old->site + ((a >> 2) & 1), (a & 8) ? old->last_ctn / 2 : 0);
   ens_doc_free(F.S);
@@ -853,6 +880,7 @@ static void s_commit(uint32_t seed) {
   uint64_t hash = ens_doc_hash(doc);
   size_t pend = ens_session_pending(F.s);
   int rc = ens_session_commit(F.s, t);
+  if (s_trace > 0) fprintf(stderr, "  commit: %s %s\n", ens_error_name(rc), rc ? ens_error_last() : "");
   if (rc) {
     FZ_CHECK(ens_doc_hash(doc) == hash && ens_session_pending(F.s) == pend, "a refused commit changed something");
   }
@@ -952,7 +980,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   F.in = data;
   F.len = size;
   F.now = 1000000;
-  F.S = fz_fixture_doc();
+  F.format = size && (data[0] == 'S' || data[0] == 'V') ? data[0] : 0;
+  if (F.format) F.pos = 1;
+  F.S = s_start_doc();
   s_hist_new(F.S, 0, 5, 0);
   ens_session_opts o;
   memset(&o, 0, sizeof o);
