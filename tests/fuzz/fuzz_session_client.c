@@ -879,6 +879,7 @@ static void s_commit(uint32_t seed) {
   ens_txn *t = s_gen_txn(doc, seed, "mine", s_user_id, NULL);
   uint64_t hash = ens_doc_hash(doc);
   size_t pend = ens_session_pending(F.s);
+  if (s_trace > 0) fz_print_txn(t);
   int rc = ens_session_commit(F.s, t);
   if (s_trace > 0) fprintf(stderr, "  commit: %s %s\n", ens_error_name(rc), rc ? ens_error_last() : "");
   if (rc) {

@@ -247,6 +247,16 @@ static void s_client_scripts(const char *dir) {
   c_op(C_RECONNECT);
   s_script_write(dir, "regress-new-history-mid-snapshot");
 
+  /* the drawing: a comment's text taken away, a CDATA section inserted
+   * without one (written <!----> and <![CDATA[]]>, they read back with a
+   * text of "") */
+  ens__buf_putc(&s_script, 'V');
+  c_op1(C_WELCOME, 0);
+  c_op(C_DELIVER_ALL);
+  c_seed(C_COMMIT, 314);
+  c_seed(C_COMMIT, 373);
+  s_script_write(dir, "regress-svg-literal-without-text");
+
   /* a snapshot of one empty chunk, then a good one; undo and redo before
    * the first snapshot; a commit before it */
   c_op(C_UNDO);
@@ -325,6 +335,46 @@ static void s_client_scripts(const char *dir) {
   c_op1(C_SELECT, 2);
   c_op1(C_SELECT, 0x83);
   s_script_write(dir, "server-in-breach");
+
+  /* the font and the drawing (first byte 'S' or 'V'): the user's changes
+   * and collaborators' under the format's rules, some refused by the
+   * client and some by the server, undo and redo, a resume in version 1,
+   * a replaced store that starts from the file again */
+  /* seeds whose changes apply to the fixtures, many of them */
+  static const uint32_t mine[] = {7, 16, 53, 60, 66, 68, 73, 600, 74, 78, 82, 87, 91, 122};
+  static const uint32_t theirs[] = {6, 13, 28, 37, 42, 47, 700, 701};
+  for (int svg = 0; svg < 2; svg++) {
+    ens__buf_putc(&s_script, svg ? 'V' : 'S');
+    c_op1(C_WELCOME, W_WIN(2) | W_CHUNKS(2));
+    c_op(C_DELIVER_ALL);
+    for (int i = 0; i < 8; i++) c_seed(C_COMMIT, mine[i]);
+    c_op1(C_TICK, 0);
+    for (int i = 0; i < 4; i++) c_op1(C_DECIDE, 0);
+    for (int i = 0; i < 8; i++) c_collab(theirs[i], i & 7);
+    c_op(C_DELIVER_ALL);
+    c_op(C_UNDO);
+    c_op(C_UNDO);
+    c_op(C_REDO);
+    c_op1(C_TICK, 0);
+    for (int i = 0; i < 6; i++) c_op1(C_DECIDE, 0);
+    c_op(C_DELIVER_ALL);
+    c_op(C_RECONNECT);
+    c_op1(C_WELCOME, W_V1);
+    c_op(C_DELIVER_ALL);
+    for (int i = 8; i < 12; i++) c_seed(C_COMMIT, mine[i]);
+    c_op1(C_TICK, 0);
+    c_op1(C_DECIDE, 1);
+    c_op1(C_REPLACE, 1);
+    c_op(C_RECONNECT);
+    c_op1(C_WELCOME, W_SNAP);
+    c_op(C_DELIVER_ALL);
+    for (int i = 12; i < 14; i++) c_seed(C_COMMIT, mine[i]);
+    c_op1(C_TICK, 0);
+    c_op1(C_DECIDE, 0);
+    c_op1(C_DECIDE, 0);
+    c_op(C_DELIVER_ALL);
+    s_script_write(dir, svg ? "drawing" : "font");
+  }
 }
 
 static ens__msg s_new(int type) {
