@@ -257,6 +257,22 @@ static void s_client_scripts(const char *dir) {
   c_seed(C_COMMIT, 373);
   s_script_write(dir, "regress-svg-literal-without-text");
 
+  /* the font: its text made empty by the user's commit, after three
+   * deletes (written without BeginChars, its glyphs did not read) */
+  ens__buf_putc(&s_script, 'S');
+  c_op1(C_WELCOME, W_WIN(2) | W_CHUNKS(2));
+  c_op(C_DELIVER_ALL);
+  c_seed(C_COMMIT, 0x07);
+  c_seed(C_COMMIT, 0x42);
+  c_seed(C_COMMIT, 0x49);
+  c_seed(C_COMMIT, 0x44000000);
+  s_script_write(dir, "regress-sfd-empty-font-text");
+  /* a collaborator's empty 'extra' on a point, before the client joins
+   * (accepted, it read back as no 'extra' at all) */
+  ens__buf_putc(&s_script, 'S');
+  c_collab(0x723a4400, 0);
+  s_script_write(dir, "regress-sfd-empty-extra");
+
   /* a snapshot of one empty chunk, then a good one; undo and redo before
    * the first snapshot; a commit before it */
   c_op(C_UNDO);
