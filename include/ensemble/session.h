@@ -79,6 +79,18 @@ typedef struct {
    * document of kind doc_kind). Ignored when the store already holds one:
    * a restart continues the same document and sequence. */
   const ens_doc *initial;
+  /* When initial is NULL and the store holds no document (it is new, or
+   * its first start stopped before the first checkpoint): called with
+   * user for the document to start from, which the server takes (NULL
+   * in *doc: an empty one of doc_kind). A nonzero return is
+   * ens_server_new's error. So a host reads its file only when the store
+   * does not already hold the document. */
+  int (*load_initial)(ens_doc **doc, void *user);
+  /* The bytes of the file the first document was read from (borrowed for
+   * ens_server_new): recorded as written at seq 0 in the same commit as
+   * the first checkpoint (ens_server_file_check). */
+  const void *initial_file;
+  size_t initial_file_len;
   const char *doc_kind;        /* for an empty start; default "document" */
   uint32_t checkpoint_every;   /* entries between checkpoints; default 1000 */
   uint32_t log_keep;           /* entries kept before a checkpoint for catch-up; default 10000 */
@@ -134,8 +146,57 @@ const char *ens_server_endpoint(const ens_server *server);
 /* Connected clients. */
 size_t ens_server_client_count(const ens_server *server);
 
+/* The host's own change, made outside any client (for instance what its
+ * file was edited with while the server was down): applied to the
+ * server's document, made durable and sent to the clients like theirs,
+ * as a change of the host's site. Objects it inserts take ids of that
+ * site (ens_server_host_site). txn is borrowed. Returns 0; the error that
+ * refused it, the document unchanged; or a failure of the store, after
+ * which the server must be freed (as for ens_server_poll). Not while the
+ * server runs on its thread. */
+int ens_server_commit(ens_server *server, const ens_txn *txn);
+/* The host's site: taken (durably) the first time it is asked for, then
+ * kept in the store. */
+int ens_server_host_site(ens_server *server, uint32_t *site);
+
+/* --- the host's file ---------------------------------------------------------
+ * A host that keeps the document in a file (`ensemble serve FILE`) writes it
+ * at checkpoints and records each write in the store: the checkpoint's seq,
+ * the file's size and a hash of its bytes. A restart then tells whether the
+ * file was edited while the server was down and, if so, what it held before
+ * (the base of a three-way merge): the checkpoint a recorded write was made
+ * from is kept in the store as long as the record names it. */
+
+typedef enum {
+  ENS_FILE_UNKNOWN = 0, /* nothing recorded: never written, or a store of an older version */
+  ENS_FILE_SAME = 1,    /* the bytes are what was last written */
+  ENS_FILE_CHANGED = 2  /* the bytes differ from what was last written: edited since */
+} ens_file_state;
+
+/* Right before the host replaces its file with bytes made from the
+ * document of checkpoint seq (the seq on_checkpoint was given): records,
+ * durably, that this write is under way. ENS_ENOTFOUND when the store
+ * keeps no checkpoint of seq. */
+int ens_server_file_writing(ens_server *server, uint64_t seq, const void *bytes, size_t len);
+/* Right after: the write under way is what the file holds. */
+int ens_server_file_written(ens_server *server);
+/* Compares bytes (the file as it is now) with the last write recorded:
+ * *state, *seq (the checkpoint it was written from; may be NULL) and,
+ * when base is not NULL and the state is not UNKNOWN, *base: the document
+ * written (the caller's). A write under way whose bytes the file holds
+ * counts as done (the host stopped before ens_server_file_written). */
+int ens_server_file_check(ens_server *server, const void *bytes, size_t len, ens_file_state *state, uint64_t *seq,
+                          ens_doc **base);
+
 /* Stops the thread if running, takes a last checkpoint (on_checkpoint is
- * told), tells the clients it is going away, closes the store. */
+ * told) and tells the clients it is going away. Returns 0, or why the
+ * checkpoint failed: every acknowledged change is still in the store's
+ * log, but on_checkpoint was not called. Then only ens_server_free may
+ * be called, and takes no second checkpoint. */
+int ens_server_shutdown(ens_server *server);
+
+/* ens_server_shutdown unless it ran (its result is lost: call it first to
+ * know), then frees everything and closes the store. */
 void ens_server_free(ens_server *server);
 
 /* --- client ----------------------------------------------------------------- */

@@ -91,7 +91,11 @@ int cli_read_file(const char *path, size_t max, char **data, size_t *len, char *
 
 /* Writes path atomically: a temporary file in the same directory, flushed
  * and fsync'd, then renamed over path, so a reader sees the old file or
- * the new one and never half of one. -1 with a message in err. */
+ * the new one and never half of one. A symbolic link is written through
+ * (its target is replaced, in the target's directory); an existing file
+ * keeps its mode and, where this process may give it, its owner. The
+ * temporary file is ".NAME.tmp.ensemble-PID.XXXXXX"; those of writers that
+ * were killed are removed first. -1 with a message in err. */
 int cli_write_atomic(const char *path, const void *data, size_t len, char *err, size_t err_size);
 
 /* The same, asking check(path, tmp, user) once the temporary file tmp is
@@ -101,6 +105,19 @@ int cli_write_atomic(const char *path, const void *data, size_t len, char *err, 
 typedef int (*cli_before_rename_fn)(const char *path, const char *tmp, void *user);
 int cli_write_atomic_check(const char *path, const void *data, size_t len, cli_before_rename_fn check, void *user,
                            char *err, size_t err_size);
+
+/* How the names of the temporary files cli_write_atomic* makes for a file
+ * named base (a last path component) begin: ".BASE.tmp.ensemble-",
+ * malloc'd (NULL when out of memory). A watcher of the directory tells
+ * the writer's own rename by it. */
+char *cli_temp_prefix(const char *base);
+/* path with its symbolic links followed to the name they end at (which may
+ * not exist yet), malloc'd; NULL with errno (ELOOP past 40 links). */
+char *cli_resolve_links(const char *path);
+/* Removes the temporary files beside path (followed through its links)
+ * that writers killed before their rename left: those named for a process
+ * that no longer exists. Returns how many went. */
+int cli_clean_temps(const char *path);
 
 /* The format of a file: a font (SFD file or SFDir) or a drawing (SVG),
  * by directory, extension, then content. */

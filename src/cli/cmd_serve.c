@@ -2,14 +2,15 @@
  * and logs every change (SQLite next to the file unless --store says
  * otherwise), writes the document back to FILE atomically at each
  * checkpoint and when it stops (SIGINT, SIGTERM), and continues the same
- * document and sequence when restarted on the same store. */
+ * document and sequence when restarted on the same store; serve_file.c
+ * keeps FILE safe across those starts and stops. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "docfile.h"
+#include "serve_file.h"
 
 static const cli_option s_options[] = {
     {"bind", 'b', "ENDPOINT", "where clients connect (default tcp://127.0.0.1:7890; port * picks one)"},
@@ -28,7 +29,9 @@ static const cli_spec s_spec = {
     "or an Ensemble snapshot). Clients join at ENDPOINT; every change is durable in the store\n"
     "before anyone hears of it. FILE is rewritten atomically at each checkpoint\n"
     "and when the server stops (SIGINT or SIGTERM). Started again on the same\n"
-    "store, it continues where it stopped; FILE is then only written, not read.\n"
+    "store, it continues where it stopped; edits made to FILE meanwhile are\n"
+    "merged in as one change, never overwritten. Any failure to write FILE or\n"
+    "the store is said, with what was and was not written, and exits 1.\n"
     "With --keys and --authorized-keys, connections are encrypted (CurveZMQ)\n"
     "and only the listed client keys get in, each shown to the others by its\n"
     "name. Without keys the server binds only to this machine (127.0.0.1,\n"
@@ -38,26 +41,15 @@ static const cli_spec s_spec = {
     s_options, 1, 1};
 
 
-typedef struct {
-  const char *path;
-  int failed;
-} s_target;
-
-static void s_write_back(const ens_doc *doc, uint64_t seq, void *user) {
-  s_target *t = user;
-  char err[512];
-  if (cli_doc_save(doc, t->path, err, sizeof err) != 0) {
-    fprintf(stderr, "ensemble serve: write-back at seq %llu failed: %s\n", (unsigned long long)seq, err);
-    t->failed = 1;
-  }
-}
-
 static void s_log(const char *line, void *user) {
   (void)user;
   fprintf(stderr, "ensemble serve: %s\n", line);
 }
 
 int cli_cmd_serve(int argc, char **argv) {
+  /* before anything exists on disk: a signal during the start only asks
+   * for a stop, which comes once the store and FILE agree */
+  cli_stop_on_signals();
   cli_args args;
   int rc = cli_parse(&s_spec, argc, argv, &args);
   if (rc != CLI_RUN) return rc;
@@ -78,6 +70,15 @@ int cli_cmd_serve(int argc, char **argv) {
                            "without keys the server binds only to this machine, not %s (give --keys and "
                            "--authorized-keys, or --insecure)",
                            bind);
+  char store_buf[4096];
+  if (!store) {
+    snprintf(store_buf, sizeof store_buf, "%s.ensemble", file);
+    store = store_buf;
+  }
+  long n = every ? strtol(every, NULL, 10) : 1000;
+  if (n <= 0) return cli_usage_error(&s_spec, "--checkpoint-every wants a positive number");
+  long k = keep ? strtol(keep, NULL, 10) : 10000;
+  if (k <= 0 || k > 0x7fffffffL) return cli_usage_error(&s_spec, "--log-keep wants a positive number");
   ens_keypair keys;
   ens_authorized_keys *authorized = NULL;
   if (keydir) {
@@ -93,34 +94,31 @@ int cli_cmd_serve(int argc, char **argv) {
             "change %s\n",
             bind, file);
   }
-  char store_buf[4096];
-  if (!store) {
-    snprintf(store_buf, sizeof store_buf, "%s.ensemble", file);
-    store = store_buf;
-  }
-  long n = every ? strtol(every, NULL, 10) : 1000;
-  if (n <= 0) return cli_usage_error(&s_spec, "--checkpoint-every wants a positive number");
-  long k = keep ? strtol(keep, NULL, 10) : 10000;
-  if (k <= 0 || k > 0x7fffffffL) return cli_usage_error(&s_spec, "--log-keep wants a positive number");
 
-  ens_doc *initial = NULL;
-  char err[512];
-  FILE *probe = fopen(store, "rb");
-  if (probe) fclose(probe); /* a store exists: it, not FILE, holds the document */
-  else if (cli_doc_load(file, &initial, err, sizeof err)) {
+  char err[600], holds[700];
+  cli_serve_file target;
+  if (cli_serve_file_open(&target, file, store, err, sizeof err)) {
     ens_authorized_keys_free(authorized);
     return cli_fail(s_spec.name, "%s", err);
   }
-
-  s_target target = {file, 0};
+  if (cli_stop_requested()) {
+    ens_authorized_keys_free(authorized);
+    cli_serve_file_close(&target);
+    fprintf(stderr, "ensemble serve: stopped before serving; nothing was written\n");
+    return CLI_OK;
+  }
   ens_server_opts o;
   memset(&o, 0, sizeof o);
   o.endpoint = bind;
   o.store_path = store;
-  o.initial = initial;
+  /* FILE is read into a document only when the store holds none, and
+   * then recorded as what the store's first checkpoint was written to */
+  o.load_initial = cli_serve_file_load_initial;
+  o.initial_file = target.bytes;
+  o.initial_file_len = target.len;
   o.checkpoint_every = (uint32_t)n;
   o.log_keep = (uint32_t)k;
-  o.on_checkpoint = s_write_back;
+  o.on_checkpoint = cli_serve_file_checkpoint;
   o.user = &target;
   o.insecure = insecure;
   if (!quiet) o.on_log = s_log;
@@ -132,10 +130,19 @@ int cli_cmd_serve(int argc, char **argv) {
   rc = ens_server_new(&o, &srv);
   memset(keys.secret_key, 0, sizeof keys.secret_key);
   ens_authorized_keys_free(authorized);
-  ens_doc_free(initial);
-  if (rc) return cli_fail(s_spec.name, "%s", ens_error_last());
+  if (rc) {
+    fprintf(stderr, "ensemble serve: cannot start: %s; %s was not changed\n",
+            target.load_err[0] ? target.load_err : ens_error_last(), file);
+    cli_serve_file_close(&target);
+    return CLI_FAIL;
+  }
+  target.srv = srv;
+  if (cli_serve_file_take_in(&target)) { /* said why; FILE is left as it is */
+    ens_server_free(srv);
+    cli_serve_file_close(&target);
+    return CLI_FAIL;
+  }
 
-  cli_stop_on_signals();
   printf("serving %s on %s (store %s, seq %llu", file, ens_server_endpoint(srv), store,
          (unsigned long long)ens_server_head(srv));
   if (keydir) printf(", key %s", keys.public_key);
@@ -148,7 +155,26 @@ int cli_cmd_serve(int argc, char **argv) {
     }
   }
   uint64_t head = ens_server_head(srv);
-  ens_server_free(srv); /* the last checkpoint writes FILE */
-  if (!rc) fprintf(stderr, "ensemble serve: stopped at seq %llu; %s written\n", (unsigned long long)head, file);
-  return rc || target.failed ? CLI_FAIL : CLI_OK;
+  int last = ens_server_shutdown(srv); /* the last checkpoint writes FILE */
+  if (last) snprintf(err, sizeof err, "%s", ens_error_last());
+  ens_server_free(srv);
+  int status = rc || target.failures || target.kept ? CLI_FAIL : CLI_OK;
+  if (last) {
+    status = CLI_FAIL;
+    fprintf(stderr,
+            "ensemble serve: stopped at seq %llu, but the last checkpoint failed: %s. %s was not written: %s. Every "
+            "change acknowledged (up to seq %llu) is in %s, and serve writes %s when it starts again\n",
+            (unsigned long long)head, err, file, cli_serve_file_holds(&target, holds, sizeof holds),
+            (unsigned long long)head, store, file);
+  } else if (target.last_ok) {
+    fprintf(stderr, "ensemble serve: stopped at seq %llu; %s written%s\n", (unsigned long long)head, file,
+            target.failures ? " (an earlier write-back failed: see above)" : "");
+  } else {
+    status = CLI_FAIL;
+    fprintf(stderr, "ensemble serve: stopped at seq %llu; %s was not written: %s; %s. The session's document is in %s\n",
+            (unsigned long long)head, file, target.last_err[0] ? target.last_err : "no write-back was made",
+            cli_serve_file_holds(&target, holds, sizeof holds), store);
+  }
+  cli_serve_file_close(&target);
+  return status;
 }

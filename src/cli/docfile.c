@@ -40,17 +40,40 @@ int cli_doc_load(const char *path, ens_doc **out, char *err, size_t err_size) {
   return 0;
 }
 
-int cli_doc_save(const ens_doc *doc, const char *path, char *err, size_t err_size) {
-  unsigned char *bytes;
-  size_t len;
-  int rc = s_is_sfd(path)   ? ens_sfd_write(doc, &bytes, &len)
-           : s_is_svg(path) ? ens_svg_write(doc, &bytes, &len)
-                            : ens_snapshot_encode(doc, &bytes, &len);
+int cli_doc_parse(const char *path, const void *data, size_t len, ens_doc **out, char *err, size_t err_size) {
+  *out = NULL;
+  int rc = s_is_sfd(path)   ? ens_sfd_read(data, len, out)
+           : s_is_svg(path) ? ens_svg_read(data, len, out)
+                            : ens_snapshot_decode(data, len, out);
+  if (rc) {
+    snprintf(err, err_size, "%s: %s%s", path, s_is_sfd(path) || s_is_svg(path) ? "" : "not a snapshot: ",
+             ens_error_last());
+    return -1;
+  }
+  return 0;
+}
+
+int cli_doc_encode(const ens_doc *doc, const char *path, unsigned char **bytes, size_t *len, char *err,
+                   size_t err_size) {
+  int rc = s_is_sfd(path)   ? ens_sfd_write(doc, bytes, len)
+           : s_is_svg(path) ? ens_svg_write(doc, bytes, len)
+                            : ens_snapshot_encode(doc, bytes, len);
   if (rc) {
     snprintf(err, err_size, "%s: %s", path, ens_error_last());
     return -1;
   }
-  rc = cli_write_atomic(path, bytes, len, err, err_size);
+  return 0;
+}
+
+ens_identity_fn cli_doc_identity(const char *path) {
+  return s_is_sfd(path) ? ens_sfd_identity : s_is_svg(path) ? ens_svg_identity : NULL;
+}
+
+int cli_doc_save(const ens_doc *doc, const char *path, char *err, size_t err_size) {
+  unsigned char *bytes;
+  size_t len;
+  if (cli_doc_encode(doc, path, &bytes, &len, err, err_size)) return -1;
+  int rc = cli_write_atomic(path, bytes, len, err, err_size);
   ens_free(bytes);
   return rc;
 }

@@ -10,5 +10,13 @@
 /* 0, or -1 with a message in err. *out is owned by the caller. */
 int cli_doc_load(const char *path, ens_doc **out, char *err, size_t err_size);
 int cli_doc_save(const ens_doc *doc, const char *path, char *err, size_t err_size);
+/* The same from and to bytes, the format chosen by path's name. *bytes is
+ * the caller's (ens_free). */
+int cli_doc_parse(const char *path, const void *data, size_t len, ens_doc **out, char *err, size_t err_size);
+int cli_doc_encode(const ens_doc *doc, const char *path, unsigned char **bytes, size_t *len, char *err,
+                   size_t err_size);
+/* The identity keys of path's format (ensemble/diff.h); NULL for a
+ * snapshot, whose objects keep the session's ids. */
+ens_identity_fn cli_doc_identity(const char *path);
 
 #endif

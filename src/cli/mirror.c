@@ -121,8 +121,7 @@ int cli_mirror_new(const char *path, int quiet, int replace, cli_mirror **out, c
     snprintf(err, err_size, "%s: not a file name", path);
     goto fail;
   }
-  if (!(m->tmp_prefix = malloc(strlen(m->base) + sizeof ".tmp."))) goto fail;
-  sprintf(m->tmp_prefix, "%s.tmp.", m->base);
+  if (!(m->tmp_prefix = cli_temp_prefix(m->base))) goto fail;
   if (cli_keep_open(&m->keep, path, err, err_size)) goto fail;
   m->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (m->ifd < 0 ||

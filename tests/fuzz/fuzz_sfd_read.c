@@ -356,6 +356,7 @@ static void s_edit_and_check(ens_doc *doc, const uint8_t *data, size_t size) {
     }
     FZ_CHECK_TXN(t, rc == 0 && inv[i], "an edit of a read font failed: %s: %s", ens_error_name(rc), ens_error_last());
     ens_txn_free(t);
+    fz_check_written(doc, "an accepted edit");
   }
   fz_check_doc(doc, 0);
 

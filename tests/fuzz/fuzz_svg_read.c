@@ -51,6 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FZ_CHECK(ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, NULL) == 0, "set an attribute");
     ens_txn_free(t);
     if (ens_svg_write(doc, &out, &n) == 0) { /* a non-UTF-8 encoding may not hold it */
+      fz_check_written(doc, "the attribute set");
       ens_doc *again = NULL;
       FZ_CHECK(ens_svg_read(out, n, &again) == 0, "an edited file does not read back: %s", ens_error_last());
       const ens_obj *e2 = s_first_element(ens_doc_root(again));

@@ -190,7 +190,7 @@ if run "tree2snap" 0 "$BIN" tree2snap "$SAMPLE" -o "$snap"; then
   fi
   run "tree2snap over an existing file" 0 "$BIN" tree2snap "$SAMPLE" -o "$snap"
 fi
-for left in "$TMP"/*.tmp.*; do
+for left in "$TMP"/*.tmp.* "$TMP"/.*.tmp.ensemble-*; do
   [ -e "$left" ] && fail "a temporary file was left behind: $left"
 done
 run "tree2snap into a missing directory" 1 "$BIN" tree2snap "$SAMPLE" -o "$TMP/no/such/dir/x.snap" &&

@@ -166,6 +166,12 @@ static char *s_long(size_t n) {
   return s;
 }
 
+static char *s_dup_long(const char *s) {
+  char *c = malloc(strlen(s) + 1);
+  strcpy(c, s);
+  return c;
+}
+
 static void test_builders_refuse_what_is_over_the_limits(void **state) {
   (void)state;
   char *key = s_long(ENS_MAX_KEY + 1), *kind = s_long(ENS_MAX_KIND + 1), *label = s_long(ENS_MAX_LABEL + 1);
@@ -221,7 +227,46 @@ static void test_apply_and_the_decoder_hold_the_same_limits(void **state) {
   assert_int_equal(ens_txn_decode(bytes, len, &back), ENS_EDECODE);
   ens_free(bytes);
   ens_txn_free(t);
-  assert_int_equal(ens_doc_count(doc), 1);
+  /* a position over the limit, in an insert and in a move */
+  char *pos = s_long(ENS_MAX_POS + 1);
+  pos[ENS_MAX_POS] = 'V';
+  t = ens_txn_new("t", NULL);
+  n = ens_txn_insert(t, ENS_ROOT_ID, "V", ens_doc_new_id(doc), "k");
+  free(n->pos);
+  n->pos = s_dup_long(pos);
+  assert_int_equal(ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, NULL), ENS_ELIMIT);
+  assert_int_equal(ens_txn_encode(t, &bytes, &len), 0);
+  assert_int_equal(ens_txn_decode(bytes, len, &back), ENS_EDECODE);
+  ens_free(bytes);
+  ens_txn_free(t);
+  ens_id child = ens_doc_new_id(doc);
+  t = ens_txn_new("t", NULL);
+  assert_non_null(ens_txn_insert(t, ENS_ROOT_ID, "V", child, "k"));
+  assert_int_equal(ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, NULL), 0);
+  ens_txn_free(t);
+  t = ens_txn_new("t", NULL);
+  assert_int_equal(ens_txn_move(t, child, ENS_ROOT_ID, "W"), 0);
+  free(t->ops[0].str);
+  t->ops[0].str = s_dup_long(pos);
+  assert_int_equal(ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, NULL), ENS_ELIMIT);
+  ens_txn_free(t);
+  free(pos);
+  /* a label and an author over the limits */
+  for (int author = 0; author < 2; author++) {
+    t = ens_txn_new("t", NULL);
+    assert_int_equal(ens_txn_set(t, ENS_ROOT_ID, "k", ens_int(2)), 0);
+    char **text = author ? &t->author : &t->label;
+    free(*text);
+    *text = s_long(author ? ENS_MAX_AUTHOR + 1 : ENS_MAX_LABEL + 1);
+    assert_int_equal(ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, NULL), ENS_ELIMIT);
+    assert_int_equal(ens_txn_encode(t, &bytes, &len), 0);
+    assert_int_equal(ens_txn_decode(bytes, len, &back), ENS_EDECODE);
+    ens_free(bytes);
+    ens_txn_free(t);
+  }
+  assert_int_equal(ens_doc_count(doc), 2);
+  ens_value v;
+  assert_int_equal(ens_obj_get(ens_doc_root(doc), "k", &v), ENS_ENOTFOUND);
   ens_doc_free(doc);
 }
 

@@ -133,6 +133,7 @@ struct ens_server {
   size_t sent; /* detached: messages that would have gone out */
   size_t nheld; /* peers holding entries back */
   ens__hello_limit *hellos;
+  int shut; /* ens_server_shutdown ran: the last checkpoint is taken */
 };
 
 /* --- clients and peers --------------------------------------------------------- */
@@ -166,6 +167,13 @@ static int s_client_add(ens_server *s, const unsigned char *id, uint32_t site, u
 static int s_load_client(const unsigned char *id, uint32_t site, uint64_t last_ctn, void *user) {
   return s_client_add(user, id, site, last_ctn, NULL);
 }
+
+/* The host's own changes (ens_server_commit) go in the name of a client
+ * whose id is all zeros: no client draws that from its random source,
+ * and a hello with it is refused, so nobody can speak for the host. */
+static const unsigned char s_host_id[ENS_CLIENT_ID_LEN];
+
+static int s_is_host_id(const unsigned char *id) { return memcmp(id, s_host_id, ENS_CLIENT_ID_LEN) == 0; }
 
 static void s_dirty(ens_server *s, s_client *c) {
   if (!c->dirty) s->ndirty++;
@@ -634,6 +642,11 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
     return 0;
   }
   int rc;
+  if (s_is_host_id(m->client)) {
+    s_send_error_rid(s, rid, rid_len, ENS_PERR_DENIED, "that client id is the host's");
+    s_log(s, "%s refused: it used the host's client id", user && user[0] ? user : "a connection");
+    return 0;
+  }
   s_client *c = s_client_find(s, m->client);
   if (!c && user && user[0]) { /* each new id takes a site for good */
     size_t owned = 0;
@@ -971,22 +984,43 @@ static int s_replay_entry(const ens__entry *e, void *user) {
   return rc ? 1 : 0;
 }
 
+/* The document a store without one starts from: the host's, the one its
+ * callback reads (a file, read only now that it is needed), or an empty
+ * one. */
+static int s_initial(ens_server *s, unsigned char **snap, size_t *len) {
+  if (s->opts.initial) {
+    int rc = ens_snapshot_encode(s->opts.initial, snap, len);
+    return rc ? rc : ens_snapshot_decode(*snap, *len, &s->doc);
+  }
+  if (s->opts.load_initial) {
+    ens_doc *d = NULL;
+    int rc = s->opts.load_initial(&d, s->opts.user);
+    if (rc) {
+      ens_doc_free(d);
+      return rc < 0 ? rc : ens__error(ENS_EIO, "the host gave no document to start from");
+    }
+    s->doc = d;
+  }
+  if (!s->doc && !(s->doc = ens_doc_new(s->opts.doc_kind ? s->opts.doc_kind : "document", 0)))
+    return ENS_ENOMEM;
+  return ens_snapshot_encode(s->doc, snap, len);
+}
+
 static int s_load(ens_server *s) {
   unsigned char *snap = NULL;
   size_t len = 0;
   uint64_t cp = 0;
   int rc = ens__store_checkpoint_get(s->store, &cp, &snap, &len);
   if (rc == ENS_ENOTFOUND) {
-    /* a new store: it starts from the given document, checkpointed at 0 */
+    /* a new store, or one whose first start stopped before its first
+     * checkpoint (nothing was ever accepted then: the server binds after
+     * this): it starts from the given document, checkpointed at 0 in the
+     * same commit as the record of the file it was read from */
     if (ens__store_head(s->store) != 0) return ens__error(ENS_EDECODE, "store has a log but no checkpoint");
-    if (s->opts.initial) {
-      if ((rc = ens_snapshot_encode(s->opts.initial, &snap, &len))) return rc;
-      rc = ens_snapshot_decode(snap, len, &s->doc);
-    } else {
-      s->doc = ens_doc_new(s->opts.doc_kind ? s->opts.doc_kind : "document", 0);
-      rc = s->doc ? ens_snapshot_encode(s->doc, &snap, &len) : ENS_ENOMEM;
-    }
-    if (rc == 0) rc = ens__store_checkpoint(s->store, 0, snap, len, 0);
+    rc = s_initial(s, &snap, &len);
+    ens__written w;
+    if (rc == 0 && s->opts.initial_file) ens__written_of(s->opts.initial_file, s->opts.initial_file_len, 0, &w);
+    if (rc == 0) rc = ens__store_checkpoint_written(s->store, 0, snap, len, 0, s->opts.initial_file ? &w : NULL);
     if (rc == 0) s_snap_keep(s, snap, len, 0);
     else ens_free(snap);
     return rc;
@@ -1117,6 +1151,69 @@ size_t ens__server_sent(const ens_server *s) { return s->sent; }
 size_t ens__server_held(const ens_server *s) { return s->nheld; }
 struct ens__store *ens__server_store(ens_server *s) { return s->store; }
 
+/* --- the host's own changes ------------------------------------------------------------ */
+
+static int s_host(ens_server *s, s_client **out) {
+  s_client *c = s_client_find(s, s_host_id);
+  if (!c) {
+    if (s->next_site > ENS_SITE_MAX) return ens__error(ENS_ELIMIT, "no sites left for the host");
+    int rc = s_client_add(s, s_host_id, s->next_site, 0, &c);
+    if (rc) return rc;
+    s_dirty(s, c);
+    if ((rc = s_flush(s))) return rc; /* the site outlives a crash before its first change */
+  }
+  *out = c;
+  return 0;
+}
+
+int ens_server_host_site(ens_server *s, uint32_t *site) {
+  *site = 0;
+  if (s->running) return ens__error(ENS_EINVAL, "the server runs on its thread");
+  s_client *c;
+  int rc = s_host(s, &c);
+  if (rc == 0) *site = c->site;
+  return rc;
+}
+
+int ens_server_commit(ens_server *s, const ens_txn *txn) {
+  if (s->running) return ens__error(ENS_EINVAL, "the server runs on its thread");
+  if (!txn) return ens__error(ENS_EINVAL, "no transaction");
+  s_client *c;
+  int rc = s_host(s, &c);
+  if (rc) return rc;
+  unsigned char *b = NULL;
+  size_t n = 0;
+  /* encoded before it applies, so that a failure leaves the document as
+   * the log has it */
+  if ((rc = ens_txn_encode(txn, &b, &n))) return rc;
+  if (n > ENS_MAX_TXN_BYTES) {
+    ens_free(b);
+    return ens__error(ENS_ELIMIT, "transaction too large (%zu bytes, at most %u)", n, (unsigned)ENS_MAX_TXN_BYTES);
+  }
+  s_out o = {0};
+  o.client = c;
+  o.len = n;
+  o.time_us = ens__now_us();
+  o.txn = malloc(n ? n : 1);
+  if (!o.txn) {
+    ens_free(b);
+    return ens__error(ENS_ENOMEM, "out of memory keeping a transaction");
+  }
+  memcpy(o.txn, b, n);
+  ens_free(b);
+  if ((rc = ens_doc_apply(s->doc, txn, ENS_ORIGIN_REMOTE, NULL))) {
+    free(o.txn);
+    return rc;
+  }
+  o.ctn = ++c->last_ctn;
+  o.seq = ++s->applied;
+  if ((rc = s_out_push(s, &o))) {
+    free(o.txn);
+    return rc;
+  }
+  return s_flush(s);
+}
+
 static void *s_thread(void *arg) {
   ens_server *s = arg;
   while (!atomic_load(&s->stop)) {
@@ -1152,14 +1249,21 @@ uint64_t ens_server_epoch(const ens_server *s) { return ens__store_epoch(s->stor
 const char *ens_server_endpoint(const ens_server *s) { return s->endpoint; }
 size_t ens_server_client_count(const ens_server *s) { return s->npeers; }
 
+int ens_server_shutdown(ens_server *s) {
+  if (s->shut) return 0;
+  s->shut = 1;
+  int rc = ens_server_stop(s);
+  if (!(s->store && s->doc && s->sock)) return rc;
+  int cp = ens_server_checkpoint(s);
+  if (cp == 0)
+    for (size_t i = 0; i < s->npeers; i++)
+      s_send_error_rid(s, s->peers[i]->rid, s->peers[i]->rid_len, ENS_PERR_SHUTDOWN, "server shutting down");
+  return cp ? cp : rc;
+}
+
 void ens_server_free(ens_server *s) {
   if (!s) return;
-  ens_server_stop(s);
-  if (s->store && s->doc && s->sock) {
-    if (ens_server_checkpoint(s) == 0)
-      for (size_t i = 0; i < s->npeers; i++)
-        s_send_error_rid(s, s->peers[i]->rid, s->peers[i]->rid_len, ENS_PERR_SHUTDOWN, "server shutting down");
-  }
+  ens_server_shutdown(s);
   if (s->npeers && s->sock) {
     int linger = 200; /* long enough for "shutting down" to leave */
     zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "../util/error.h"
+#include "../util/hash.h"
 #include "../util/random.h"
 
 #define STORE_VERSION 1
@@ -126,7 +127,9 @@ int ens__store_open(const char *path, ens__store **out) {
                       " client BLOB NOT NULL, ctn INTEGER NOT NULL, txn BLOB NOT NULL);"
                       "CREATE TABLE IF NOT EXISTS clients(client BLOB PRIMARY KEY, site INTEGER NOT NULL UNIQUE,"
                       " last_ctn INTEGER NOT NULL);"
-                      "CREATE TABLE IF NOT EXISTS checkpoint(seq INTEGER PRIMARY KEY, snapshot BLOB NOT NULL);")) ||
+                      "CREATE TABLE IF NOT EXISTS checkpoint(seq INTEGER PRIMARY KEY, snapshot BLOB NOT NULL);"
+                      "CREATE TABLE IF NOT EXISTS written(slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL,"
+                      " size INTEGER NOT NULL, hash BLOB NOT NULL);")) ||
       (rc = s_load_meta(s)) || (rc = s_exec(s, "COMMIT")) || (rc = s_load_bounds(s)))
     goto fail;
   for (int i = 0; i < Q_COUNT; i++)
@@ -286,9 +289,38 @@ int ens__store_checkpoint_get(ens__store *s, uint64_t *seq, unsigned char **snap
   return rc;
 }
 
-int ens__store_checkpoint(ens__store *s, uint64_t seq, const void *snap, size_t len, uint64_t keep) {
+/* Checkpoints go when a newer one replaces them, except those a record of
+ * the host's file names: the document written there is the base of the
+ * merge when the file was edited while the server was down. */
+#define DROP_OLD_CHECKPOINTS "DELETE FROM checkpoint WHERE seq < %llu AND seq NOT IN (SELECT seq FROM written)"
+
+void ens__written_of(const void *bytes, size_t len, uint64_t seq, ens__written *w) {
+  /* two independent 64-bit hashes: telling an edited file from the one
+   * written must not hinge on one 64-bit collision */
+  uint64_t h[2] = {ens__hash_bytes(bytes, len, 0x656e73656d626c65ULL), ens__hash_bytes(bytes, len, 0x66696c6521ULL)};
+  w->seq = seq;
+  w->size = len;
+  for (int i = 0; i < 16; i++) w->hash[i] = (unsigned char)(h[i / 8] >> (8 * (i % 8)));
+}
+
+static int s_written_put(ens__store *s, int slot, const ens__written *w) {
+  sqlite3_stmt *st;
+  const char *sql = "INSERT OR REPLACE INTO written(slot, seq, size, hash) VALUES (?1, ?2, ?3, ?4)";
+  if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return s_err(s, "written");
+  sqlite3_bind_int64(st, 1, slot);
+  sqlite3_bind_int64(st, 2, (sqlite3_int64)w->seq);
+  sqlite3_bind_int64(st, 3, (sqlite3_int64)w->size);
+  sqlite3_bind_blob(st, 4, w->hash, (int)sizeof w->hash, SQLITE_STATIC);
+  int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : s_err(s, "written");
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int ens__store_checkpoint_written(ens__store *s, uint64_t seq, const void *snap, size_t len, uint64_t keep,
+                                  const ens__written *w) {
   if (s->in_txn) return ens__error(ENS_EINVAL, "store: checkpoint inside a group");
   if (seq > s->head) return ens__error(ENS_EINVAL, "store: checkpoint past the head");
+  if (w && w->seq != seq) return ens__error(ENS_EINVAL, "store: a file written at another seq than the checkpoint");
   int rc = s_exec(s, "BEGIN IMMEDIATE");
   if (rc) return rc;
   s->in_txn = 1;
@@ -296,8 +328,10 @@ int ens__store_checkpoint(ens__store *s, uint64_t seq, const void *snap, size_t 
   sqlite3_bind_int64(st, 1, (sqlite3_int64)seq);
   sqlite3_bind_blob(st, 2, snap, (int)len, SQLITE_STATIC);
   if ((rc = s_step_done(s, st, "checkpoint"))) goto fail;
-  char sql[96];
-  snprintf(sql, sizeof sql, "DELETE FROM checkpoint WHERE seq < %llu", (unsigned long long)seq);
+  if (w && ((rc = s_written_put(s, ENS__WRITTEN, w)) || (rc = s_exec(s, "DELETE FROM written WHERE slot <> 0"))))
+    goto fail;
+  char sql[160];
+  snprintf(sql, sizeof sql, DROP_OLD_CHECKPOINTS, (unsigned long long)seq);
   if ((rc = s_exec(s, sql))) goto fail;
   uint64_t trim = seq > keep ? seq - keep : 0;
   st = s->q[Q_TRIM];
@@ -308,6 +342,91 @@ int ens__store_checkpoint(ens__store *s, uint64_t seq, const void *snap, size_t 
   if (trim + 1 > s->first) s->first = trim + 1;
   /* the WAL would otherwise only grow between automatic checkpoints */
   sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+  return 0;
+fail:
+  ens__store_rollback(s);
+  return rc;
+}
+
+int ens__store_checkpoint(ens__store *s, uint64_t seq, const void *snap, size_t len, uint64_t keep) {
+  return ens__store_checkpoint_written(s, seq, snap, len, keep, NULL);
+}
+
+int ens__store_checkpoint_at(ens__store *s, uint64_t seq, unsigned char **snap, size_t *len) {
+  *snap = NULL;
+  *len = 0;
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(s->db, "SELECT snapshot FROM checkpoint WHERE seq = ?1", -1, &st, NULL) != SQLITE_OK)
+    return s_err(s, "checkpoint");
+  sqlite3_bind_int64(st, 1, (sqlite3_int64)seq);
+  int step = sqlite3_step(st), rc = 0;
+  if (step == SQLITE_ROW) {
+    size_t n = (size_t)sqlite3_column_bytes(st, 0);
+    const void *p = sqlite3_column_blob(st, 0);
+    if (!(*snap = malloc(n ? n : 1))) rc = ens__error(ENS_ENOMEM, "out of memory reading a checkpoint");
+    else {
+      if (n) memcpy(*snap, p, n);
+      *len = n;
+    }
+  } else if (step == SQLITE_DONE) {
+    rc = ens__error(ENS_ENOTFOUND, "store: no checkpoint at seq %llu", (unsigned long long)seq);
+  } else {
+    rc = s_err(s, "checkpoint");
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int ens__store_written_get(ens__store *s, int slot, ens__written *w) {
+  memset(w, 0, sizeof *w);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(s->db, "SELECT seq, size, hash FROM written WHERE slot = ?1", -1, &st, NULL) != SQLITE_OK)
+    return s_err(s, "written");
+  sqlite3_bind_int64(st, 1, slot);
+  int step = sqlite3_step(st), rc = 0;
+  if (step == SQLITE_ROW && sqlite3_column_bytes(st, 2) == (int)sizeof w->hash) {
+    w->seq = (uint64_t)sqlite3_column_int64(st, 0);
+    w->size = (uint64_t)sqlite3_column_int64(st, 1);
+    memcpy(w->hash, sqlite3_column_blob(st, 2), sizeof w->hash);
+  } else if (step == SQLITE_ROW) {
+    rc = ens__error(ENS_EDECODE, "store: a record of the file written has a bad hash");
+  } else if (step == SQLITE_DONE) {
+    rc = ens__error(ENS_ENOTFOUND, "store: no record of the file written");
+  } else {
+    rc = s_err(s, "written");
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int ens__store_written_set(ens__store *s, int slot, const ens__written *w) {
+  if (s->in_txn) return ens__error(ENS_EINVAL, "store: file record inside a group");
+  if (slot != ENS__WRITTEN && slot != ENS__WRITING) return ens__error(ENS_EINVAL, "store: no such file record");
+  int rc = s_exec(s, "BEGIN IMMEDIATE");
+  if (rc) return rc;
+  s->in_txn = 1;
+  uint64_t found = 0, latest = 0;
+  int have = 0, have_latest = 0;
+  char sql[160];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM checkpoint WHERE seq = %llu", (unsigned long long)w->seq);
+  if ((rc = s_scalar(s, sql, &found, &have))) goto fail;
+  if (!have || !found) {
+    rc = ens__error(ENS_ENOTFOUND, "store: no checkpoint at seq %llu to say the file was written from",
+                    (unsigned long long)w->seq);
+    goto fail;
+  }
+  if ((rc = s_written_put(s, slot, w))) goto fail;
+  if (slot == ENS__WRITTEN) {
+    /* the write that was under way is done: its record goes, and with it
+     * the checkpoints only the older records kept */
+    if ((rc = s_exec(s, "DELETE FROM written WHERE slot <> 0")) ||
+        (rc = s_scalar(s, "SELECT max(seq) FROM checkpoint", &latest, &have_latest)))
+      goto fail;
+    snprintf(sql, sizeof sql, DROP_OLD_CHECKPOINTS, (unsigned long long)latest);
+    if ((rc = s_exec(s, sql))) goto fail;
+  }
+  if ((rc = s_exec(s, "COMMIT"))) goto fail;
+  s->in_txn = 0;
   return 0;
 fail:
   ens__store_rollback(s);

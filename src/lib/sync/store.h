@@ -62,5 +62,30 @@ int ens__store_checkpoint_get(ens__store *s, uint64_t *seq, unsigned char **snap
  * (entries kept so that clients slightly behind catch up without a
  * snapshot). */
 int ens__store_checkpoint(ens__store *s, uint64_t seq, const void *snap, size_t len, uint64_t keep);
+/* The checkpoint of one seq (the latest, or one a file record keeps):
+ * *snap malloc'd, or ENS_ENOTFOUND. */
+int ens__store_checkpoint_at(ens__store *s, uint64_t seq, unsigned char **snap, size_t *len);
+
+/* What the host wrote to its file (session.h, "the host's file"): the
+ * checkpoint it was made from, the file's size and a hash of its bytes.
+ * Slot WRITING is recorded before the file is replaced, WRITTEN after
+ * (and WRITING then goes); the checkpoints they name are kept until they
+ * name others. */
+typedef struct {
+  uint64_t seq, size;
+  unsigned char hash[16];
+} ens__written;
+enum { ENS__WRITTEN = 0, ENS__WRITING = 1 };
+
+/* The record of bytes written from the checkpoint of seq. */
+void ens__written_of(const void *bytes, size_t len, uint64_t seq, ens__written *w);
+/* ENS_ENOTFOUND when the slot holds nothing. */
+int ens__store_written_get(ens__store *s, int slot, ens__written *w);
+/* ENS_ENOTFOUND when no checkpoint of w->seq is kept. */
+int ens__store_written_set(ens__store *s, int slot, const ens__written *w);
+/* A checkpoint and, in the same commit, the record that the file holds
+ * its document (w->seq == seq), as when a store starts from a file. */
+int ens__store_checkpoint_written(ens__store *s, uint64_t seq, const void *snap, size_t len, uint64_t keep,
+                                  const ens__written *w);
 
 #endif

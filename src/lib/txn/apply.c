@@ -231,16 +231,32 @@ static int s_check_value(const ens_value *v) {
   return 0;
 }
 
+static int s_check_pos(const char *pos, size_t plen) {
+  if (plen > ENS_MAX_POS) return ens__error(ENS_ELIMIT, "a position of %zu bytes is over the limit of %d", plen, ENS_MAX_POS);
+  if (!ens_pos_valid(pos, plen)) return ens__error(ENS_EINVAL, "bad position '%.40s'", pos ? pos : "");
+  return 0;
+}
+
+/* A label or author over the limits would not encode into what a decoder
+ * takes: refused here as the builders refuse it. */
+static int s_check_text(const ens_txn *txn) {
+  size_t n = txn->label ? strlen(txn->label) : 0;
+  if (n > ENS_MAX_LABEL) return ens__error(ENS_ELIMIT, "a label of %zu bytes is over the limit of %d", n, ENS_MAX_LABEL);
+  n = txn->author ? strlen(txn->author) : 0;
+  if (n > ENS_MAX_AUTHOR) return ens__error(ENS_ELIMIT, "an author of %zu bytes is over the limit of %d", n, ENS_MAX_AUTHOR);
+  return 0;
+}
+
 static int s_create(ens_doc *doc, ens_obj *parent, const struct ens_node *n, uint64_t stamp,
                     ens_obj **created) {
   *created = NULL;
   size_t plen = strlen(n->pos);
-  if (!ens_pos_valid(n->pos, plen)) return ens__error(ENS_EINVAL, "bad position '%.40s'", n->pos);
+  int rc = s_check_pos(n->pos, plen);
+  if (rc) return rc;
   if (!*n->kind) return ens__error(ENS_EINVAL, "an object needs a kind");
   size_t klen = strlen(n->kind);
   if (klen > ENS_MAX_KIND) return ens__error(ENS_ELIMIT, "a kind of %zu bytes is over the limit of %d", klen, ENS_MAX_KIND);
-  int rc = ens__schema_check_place(doc->schema, n->kind, parent->kind);
-  if (rc) return rc;
+  if ((rc = ens__schema_check_place(doc->schema, n->kind, parent->kind))) return rc;
   const char *kind = ens__atom(doc, n->kind, klen);
   if (!kind) return ENS_ENOMEM;
   ens_obj *o = ens__obj_create(doc, n->id, kind, parent, n->pos, plen);
@@ -361,7 +377,7 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
     if (!parent) return ENS_ENOTFOUND;
     if (!o->parent) return ens__error(ENS_EINVAL, "the root cannot be moved");
     size_t plen = op->str ? strlen(op->str) : 0;
-    if (!ens_pos_valid(op->str, plen)) return ens__error(ENS_EINVAL, "bad position '%.40s'", op->str ? op->str : "");
+    if ((rc = s_check_pos(op->str, plen))) return rc;
     size_t depth = 0;
     for (const ens_obj *a = parent; a; a = a->parent, depth++)
       if (a == o) return ens__error(ENS_ECYCLE, "moving %#llx under %#llx would make a cycle",
@@ -413,6 +429,8 @@ int ens_doc_apply(ens_doc *doc, const ens_txn *txn, ens_origin origin, ens_txn *
   if (!doc || !txn) return ens__error(ENS_EINVAL, "apply needs a document and a transaction");
   if ((origin == ENS_ORIGIN_LOCAL_ONLY) != !!txn->local_only)
     return ens__error(ENS_EINVAL, "local-only transactions apply with origin local-only, and only they");
+  int text_rc = s_check_text(txn);
+  if (text_rc) return text_rc;
   /* rules judge the objects as the whole transaction leaves them (a point
    * may need two of its properties set before it reads back), so a
    * refusal comes after the operations and needs their inverses */
@@ -477,6 +495,8 @@ int ens__doc_apply_lenient(ens_doc *doc, const ens_txn *txn, ens_origin origin, 
                            void (*on_skip)(const ens__op *op, int reason, void *user), void *user,
                            ens_txn **applied_out, ens_txn **inverse_out) {
   *applied_out = *inverse_out = NULL;
+  int text_rc = s_check_text(txn);
+  if (text_rc) return text_rc;
   ens_txn *applied = ens_txn_new(txn->label, txn->author);
   ens_txn *inv = ens_txn_new(txn->label, txn->author);
   if (!applied || !inv) {

@@ -269,6 +269,7 @@ static int s_cmpstr(const void *a, const void *b) { return strcmp(*(char *const 
 
 static int s_write_dir(const ens_doc *doc, const char *path) {
   if (mkdir(path, 0777) != 0 && errno != EEXIST) return ens__error(ENS_EIO, "cannot create %s: %s", path, strerror(errno));
+  ens__file_clean_dir_temps(path); /* what a killed writer left */
   ens__sfd_wctx *w = ens__sfd_wctx_new(doc);
   if (!w) return ENS_ENOMEM;
   ens_buf b = ENS_BUF_INIT;
@@ -357,6 +358,7 @@ static int s_sink_to_file(void *user, ens_buf *b) {
 int ens_sfd_write_path(const ens_doc *doc, const char *path) {
   if (!doc || !path) return ens__error(ENS_EINVAL, "ens_sfd_write_path needs a document and a path");
   if (ens_sfd_is_dir(doc)) return s_write_dir(doc, path);
+  ens__file_clean_temps(path); /* what a killed writer left */
   ens__file_atomic f;
   int rc = ens__file_atomic_open(&f, path);
   if (rc) return rc;

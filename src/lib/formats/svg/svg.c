@@ -148,6 +148,7 @@ int ens_svg_write_path(const ens_doc *doc, const char *path) {
   size_t n;
   int rc = ens_svg_write(doc, &bytes, &n);
   if (rc) return rc;
+  ens__file_clean_temps(path); /* what a killed writer left */
   rc = ens__file_write_atomic(path, bytes, n);
   ens_free(bytes);
   return rc;
