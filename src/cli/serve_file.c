@@ -59,6 +59,7 @@ int cli_serve_file_open(cli_serve_file *f, const char *path, const char *store, 
    * document parsed here when the store is still new (load_initial) */
   if (stat(store, &st) != 0 && errno == ENOENT && s_parse(f, &f->first)) {
     snprintf(err, err_size, "cannot start: %s; %s was not changed", f->load_err, path);
+    cli_serve_file_close(f); /* a failed open leaves nothing to close */
     return -1;
   }
   return 0;

@@ -34,7 +34,7 @@ typedef struct {
 /* Reads FILE (a missing one is no error), and removes what writers killed
  * before their rename left beside it. When the store does not exist yet,
  * FILE is parsed now, so that a start that could not serve it creates
- * nothing. -1 with a message in err. */
+ * nothing. -1 with a message in err, and then nothing to close. */
 int cli_serve_file_open(cli_serve_file *f, const char *path, const char *store, char *err, size_t err_size);
 /* ens_server_opts.load_initial, with f as user: FILE's document. */
 int cli_serve_file_load_initial(ens_doc **doc, void *user);
