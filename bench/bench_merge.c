@@ -82,7 +82,7 @@ static int s_case(const char *font, const char *name, const ens_doc *base, const
     double t0 = s_now();
     if (ens_doc_diff(a, ours, ens_sfd_identity, NULL, &d) != 0) return -1;
     double t1 = s_now();
-    ens_merge_opts opts = {ens_sfd_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS};
+    ens_merge_opts opts = {ens_sfd_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS, NULL, NULL};
     ens_merge *m;
     if (ens_merge3(base, ours, theirs, &opts, &m) != 0) {
       fprintf(stderr, "%s: %s\n", font, ens_error_last());

@@ -22,6 +22,14 @@ typedef enum {
   ENS_MERGE_PREFER_THEIRS = 1
 } ens_merge_prefer;
 
+/* Where a format keeps references in text (SVG's href="#id" and
+ * url(#id)): calls found once for each object that value, obj's property
+ * key, names, by the name the identity function gives that object ("#id").
+ * Returns 0, or found's nonzero return. ens_svg_refs is SVG's. */
+typedef int (*ens_refs_found_fn)(const char *name, size_t len, void *ctx);
+typedef int (*ens_refs_fn)(const ens_obj *obj, const char *key, ens_value value, ens_refs_found_fn found, void *ctx,
+                           void *user);
+
 typedef struct {
   /* The format's keys (ens_sfd_identity, ens_svg_identity). Needed when a
    * side is matched by key, and to match objects both sides inserted; may
@@ -35,6 +43,12 @@ typedef struct {
   void *identity_user;
   ens_merge_match ours_match, theirs_match;
   ens_merge_prefer prefer;
+  /* The format's references held in text (ens_svg_refs), besides ENS_REF
+   * values, which are always references; may be NULL. The merge never
+   * lets a reference dangle (docs/merge.md, "References"), so it needs to
+   * see every reference the format's writer would need to resolve. */
+  ens_refs_fn refs;
+  void *refs_user;
 } ens_merge_opts;
 
 typedef enum {

@@ -232,7 +232,8 @@ typedef struct {
   size_t selection_count;
   uint64_t ctn;
   uint64_t seq;        /* ACKED: its place in the server's order */
-  int code;            /* REJECTED: a negative ENS_E code; FAILED: the protocol's code */
+  int code;            /* REJECTED: a negative ENS_E code (ENS_EINVAL when the server's names
+                          none); FAILED: the protocol's code */
   const char *message; /* why */
   const char *label;   /* REJECTED, DROPPED, LANDED: the transaction's label */
   size_t dropped;      /* DROPPED: how many operations were left out */
@@ -288,8 +289,12 @@ ens_doc *ens_session_doc(ens_session *session);
 ens_undo *ens_session_undo_manager(ens_session *session);
 
 /* One user action: applied at once through the undo manager, sent when
- * the window allows. The transaction is borrowed. */
+ * the window allows. The transaction is borrowed. ENS_EINVAL before the
+ * session has a document. */
 int ens_session_commit(ens_session *session, const ens_txn *txn);
+/* As ens_undo_undo and ens_undo_redo on the session's undo manager, the
+ * step sent as a change of its own. Before the session has a document:
+ * ENS_EEMPTY, with report (when not NULL) cleared. */
 int ens_session_undo(ens_session *session, ens_undo_report *report);
 int ens_session_redo(ens_session *session, ens_undo_report *report);
 
@@ -299,9 +304,16 @@ int ens_session_set_selection(ens_session *session, const ens_id *ids, size_t co
 int ens_session_is_live(const ens_session *session); /* joined and caught up */
 uint64_t ens_session_seq(const ens_session *session); /* last seq applied */
 uint32_t ens_session_site(const ens_session *session);
+/* Gives doc (a copy of the session's document, say; not owned) the
+ * session's site and the floor of its ids, so that the ids doc hands out
+ * are ones the site never made: ens_doc_set_site alone starts above the
+ * document's own ids, and a site the server takes back from an idle
+ * client and hands on comes with a floor (docs/protocol.md, "Sites"). */
+void ens_session_set_doc_site(const ens_session *session, ens_doc *doc);
 /* The history the document belongs to (0 before the first CONNECTED): the
  * server's store chooses it when it is created, so two sessions with one
- * epoch hold one document whose ids mean the same objects. */
+ * epoch hold one document whose ids mean the same objects. A new history
+ * (a replaced store) is taken with its snapshot, at RESET. */
 uint64_t ens_session_epoch(const ens_session *session);
 size_t ens_session_pending(const ens_session *session); /* local transactions not yet acknowledged */
 

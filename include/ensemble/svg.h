@@ -73,6 +73,13 @@ int ens_svg_write_path(const ens_doc *doc, const char *path);
  * path of names and positions from the root. */
 int ens_svg_identity(const ens_obj *obj, char *key, size_t key_size, void *user);
 
+/* The elements an attribute value names (an ens_refs_fn for the three-way
+ * merge, ensemble/merge.h; user is unused): each url(#ID) in any attribute,
+ * and the whole value "#ID" of href or a prefixed *:href, passed to found
+ * as "#ID", the key ens_svg_identity gives the element with that id. */
+int ens_svg_refs(const ens_obj *obj, const char *key, ens_value value, int (*found)(const char *name, size_t len, void *ctx),
+                 void *ctx, void *user);
+
 /* 1 when data looks like XML (optional byte order mark and blanks, then
  * '<'): what ensemble's commands use to tell a drawing from a font. */
 int ens_svg_sniff(const void *data, size_t len);

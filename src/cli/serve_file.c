@@ -283,6 +283,7 @@ static int s_take_in_edits(cli_serve_file *f, const ens_doc *base, uint64_t wseq
     ens_merge_opts mo;
     memset(&mo, 0, sizeof mo);
     mo.identity = identity;
+    mo.refs = identity == ens_svg_identity ? ens_svg_refs : NULL; /* references a drawing keeps in text */
     mo.ours_match = identity ? ENS_MERGE_BY_KEY : ENS_MERGE_BY_ID; /* a snapshot keeps the session's ids */
     mo.theirs_match = ENS_MERGE_BY_ID;
     mo.prefer = ENS_MERGE_PREFER_OURS; /* the file was edited after the server stopped */

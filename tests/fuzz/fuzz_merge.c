@@ -4,9 +4,10 @@
  * starting 0xFE) edit a copy that becomes ours, then (after another) a copy
  * that becomes theirs. A side matched by key is rebuilt under ids of its
  * own. Checks: the merge never fails nor crashes, its transaction applies
- * to theirs, it is deterministic (the same bytes and conflicts twice), and
- * merging with an unchanged side gives nothing to do (ours == base) or
- * ours' content (theirs == base). docs/fuzzing.md has the record layout. */
+ * to theirs, it is deterministic (the same bytes and conflicts twice), it
+ * lets no reference dangle (sides matched by id), and merging with an
+ * unchanged side gives nothing to do (ours == base) or ours' content
+ * (theirs == base). docs/fuzzing.md has the record layout. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +218,37 @@ static void s_touch_conflicts(const ens_merge *m) {
   FZ_CHECK(ens_merge_conflict_at(m, ens_merge_conflict_count(m)) == NULL, "conflict past the end");
 }
 
+/* With ids shared: every reference of the merged document whose target it
+ * lacks dangled already on the side it came from: theirs' (theirs has the
+ * object with that value, and lacks the target too) or else ours' (ours
+ * lacks the target; ours' new objects have other ids in the result, so
+ * only the target is looked up). */
+typedef struct {
+  const ens_doc *merged, *ours, *theirs;
+} s_dangle_ctx;
+
+static int s_check_dangling(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
+  const s_dangle_ctx *c = user;
+  const ens_obj *t = ens_doc_get(c->theirs, ens_obj_id(o)), *u = ens_doc_get(c->ours, ens_obj_id(o));
+  for (size_t k = 0; k < ens_obj_prop_count(o); k++) {
+    const char *key;
+    ens_value v, w;
+    ens_obj_prop_at(o, k, &key, &v);
+    if (v.type != ENS_REF || key[0] == '@' || ens_doc_get(c->merged, v.u.ref)) continue;
+    int in_t = t && ens_obj_get(t, key, &w) == 0 && w.type == ENS_REF && w.u.ref == v.u.ref;
+    int in_o = u && ens_obj_get(u, key, &w) == 0 && w.type == ENS_REF && w.u.ref == v.u.ref;
+    /* an object of base both hold: the side whose value it is; one only
+     * theirs has by id: theirs' value, or that of ours' object matched to
+     * it; one of ours: ours' */
+    int own = (in_t && !ens_doc_get(c->theirs, v.u.ref)) ||
+              ((u ? in_o : !in_t) && !ens_doc_get(c->ours, v.u.ref));
+    FZ_CHECK(own, "the merge let %s of %#llx dangle (it named %#llx)", key, (unsigned long long)ens_obj_id(o),
+             (unsigned long long)v.u.ref);
+  }
+  return 0;
+}
+
 static ens_merge *s_merge(const ens_doc *base, const ens_doc *ours, ens_doc *theirs, const ens_merge_opts *opts) {
   ens_merge *m = NULL;
   int rc = ens_merge3(base, ours, theirs, opts, &m);
@@ -242,7 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   ens_merge_opts opts = {s_identity, NULL, mode & 2 ? ENS_MERGE_BY_KEY : ENS_MERGE_BY_ID,
                          mode & 4 ? ENS_MERGE_BY_KEY : ENS_MERGE_BY_ID,
-                         mode & 1 ? ENS_MERGE_PREFER_THEIRS : ENS_MERGE_PREFER_OURS};
+                         mode & 1 ? ENS_MERGE_PREFER_THEIRS : ENS_MERGE_PREFER_OURS, NULL, NULL};
   ens_doc *base = docs[0];
   ens_doc *ours = opts.ours_match == ENS_MERGE_BY_KEY ? s_rekey(docs[1], 5) : docs[1];
   ens_doc *theirs_src = opts.theirs_match == ENS_MERGE_BY_KEY ? s_rekey(docs[2], 6) : docs[2];
@@ -268,6 +300,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc = ens_doc_apply(theirs, ens_merge_txn(m), ENS_ORIGIN_LOCAL, NULL);
   FZ_CHECK(rc == 0, "the merge does not apply to theirs: %s", ens_error_last());
   fz_sink += fz_check_doc(theirs, 1);
+  if (!(mode & 6)) {
+    s_dangle_ctx dc = {theirs, ours, theirs2};
+    ens_obj_walk(ens_doc_root(theirs), s_check_dangling, &dc);
+  }
   ens_merge_free(m);
   ens_merge_free(m2);
 

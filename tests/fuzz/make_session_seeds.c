@@ -3,11 +3,14 @@
  * to the fixture of fuzzlib.h. Deterministic; not part of the build:
  *
  *   cc -std=gnu11 -Iinclude -Isrc/lib tests/fuzz/make_session_seeds.c build/libensemble.a -lm \
- *      $(pkg-config --libs libzmq sqlite3) -o /tmp/make_session_seeds
- *   /tmp/make_session_seeds tests/fuzz/corpus/fuzz_session_msg tests/fuzz/corpus/fuzz_session_server
+ *      $(pkg-config --libs libzmq sqlite3 libxml-2.0 librsvg-2.0) -o /tmp/make_session_seeds
+ *   /tmp/make_session_seeds tests/fuzz/corpus/fuzz_session_msg tests/fuzz/corpus/fuzz_session_server \
+ *      tests/fuzz/corpus/fuzz_session_client
  *
  * The second directory gets scripts for fuzz_session_server: messages of
- * several connections in the record format its header describes. */
+ * several connections in the record format its header describes; the
+ * third, scripts of steps for fuzz_session_client (ops as its s_step
+ * reads them). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +136,263 @@ static void s_server_scripts(const char *dir) {
   ens_txn_free(set); ens_txn_free(move); ens_txn_free(del); ens_txn_free(ins); ens_txn_free(bad);
 }
 
+/* --- scripts for fuzz_session_client ----------------------------------------- */
+
+enum {
+  C_DELIVER, C_WELCOME, C_DECIDE, C_COLLAB, C_COMMIT, C_UNDO, C_REDO, C_TICK, C_RECONNECT, C_REPLACE, C_TRIM,
+  C_MISBEHAVE, C_SELECT, C_RAW, C_FLUSH, C_DELIVER_ALL
+};
+/* welcome argument: bits 0-1 = 3 for version 1, bit 2 a snapshot even when the log would do, bits 3-4 the
+ * window (1, 3, 8, 256), bits 5-6 chunks - 1, bit 7 a broken snapshot (one more byte: 0 empty, 1 cut, 2 junk) */
+#define W_V1 3
+#define W_SNAP 4
+#define W_WIN(i) ((i) << 3)
+#define W_CHUNKS(n) (((n)-1) << 5)
+#define W_BROKEN 0x80
+
+static void c_op(int op) { ens__buf_putc(&s_script, (unsigned char)op); }
+static void c_op1(int op, int a) {
+  c_op(op);
+  ens__buf_putc(&s_script, (unsigned char)a);
+}
+static void c_seed(int op, uint32_t seed) {
+  c_op(op);
+  for (int i = 3; i >= 0; i--) ens__buf_putc(&s_script, (unsigned char)(seed >> (8 * i)));
+}
+static void c_commits(int n, uint32_t seed) {
+  for (int i = 0; i < n; i++) c_seed(C_COMMIT, seed + (uint32_t)i);
+}
+static void c_collab(uint32_t seed, int a) {
+  c_seed(C_COLLAB, seed);
+  ens__buf_putc(&s_script, (unsigned char)a);
+}
+
+static void s_client_scripts(const char *dir) {
+  mkdir(dir, 0755);
+  /* join by snapshot (version 2), commits, acks, a reject with code 0,
+   * collaborators, undo and redo, a reconnection resumed from the log in
+   * version 1 */
+  c_op1(C_WELCOME, W_WIN(2));
+  c_op(C_DELIVER_ALL);
+  c_commits(3, 1);
+  c_op1(C_TICK, 0);
+  c_op1(C_DECIDE, 0);
+  c_op1(C_DECIDE, 0);
+  c_op1(C_DECIDE, 1);
+  c_collab(7, 0);
+  c_collab(8, 1 | 2 | 4);
+  c_op(C_DELIVER_ALL);
+  c_op(C_UNDO);
+  c_op(C_REDO);
+  c_op1(C_TICK, 0);
+  c_op1(C_DECIDE, 0);
+  c_op(C_DELIVER_ALL);
+  c_op(C_RECONNECT);
+  c_op1(C_WELCOME, W_V1);
+  c_op(C_DELIVER_ALL);
+  c_commits(1, 9);
+  c_op1(C_TICK, 0);
+  c_op1(C_DECIDE, 0);
+  c_op(C_DELIVER_ALL);
+  s_script_write(dir, "join-commit-undo-resume");
+
+  /* collaborators' changes beneath pending ones, in one entries message
+   * and one by one; deletes and moves under edits; window 1 */
+  c_op1(C_WELCOME, W_WIN(0) | W_CHUNKS(3));
+  c_op(C_DELIVER_ALL);
+  c_commits(4, 100);
+  c_op1(C_TICK, 0);
+  for (uint32_t i = 0; i < 6; i++) c_collab(200 + i, (int)(i & 1));
+  c_op(C_FLUSH);
+  c_op1(C_DELIVER, 0);
+  c_op1(C_DECIDE, 0);
+  c_op(C_DELIVER_ALL);
+  c_op1(C_TICK, 0);
+  c_op1(C_DECIDE, 0);
+  c_op(C_UNDO);
+  c_op(C_UNDO);
+  c_op(C_DELIVER_ALL);
+  c_op1(C_TICK, 0);
+  for (int i = 0; i < 4; i++) c_op1(C_DECIDE, 0);
+  c_op(C_DELIVER_ALL);
+  s_script_write(dir, "beneath-pending");
+
+  /* the client bugs the target found, one script each (docs/fuzzing.md):
+   * a snapshot of one empty chunk (NULL + 0 in the MessagePack reader) */
+  c_op1(C_WELCOME, W_BROKEN);
+  ens__buf_putc(&s_script, 0);
+  c_op(C_DELIVER_ALL);
+  s_script_write(dir, "regress-empty-snapshot-chunk");
+  /* undo and redo before the first snapshot (the report left uncleared) */
+  c_op(C_UNDO);
+  c_op(C_REDO);
+  s_script_write(dir, "regress-undo-before-snapshot");
+  /* a reject with code 0 (the user told 0) */
+  c_op1(C_WELCOME, 0);
+  c_op(C_DELIVER_ALL);
+  c_commits(1, 1);
+  c_op1(C_DECIDE, 1);
+  c_op(C_DELIVER_ALL);
+  s_script_write(dir, "regress-reject-code-0");
+  /* a new history's welcome, then the connection lost before its snapshot
+   * (the epoch taken at the welcome, and the old seq resumed in it) */
+  c_op1(C_WELCOME, 0);
+  c_op(C_DELIVER_ALL);
+  c_collab(1, 0);
+  c_op(C_DELIVER_ALL);
+  c_op1(C_REPLACE, 0x20);
+  c_op(C_RECONNECT);
+  c_op1(C_WELCOME, W_CHUNKS(2));
+  c_op1(C_DELIVER, 0);
+  c_op(C_RECONNECT);
+  s_script_write(dir, "regress-new-history-mid-snapshot");
+
+  /* the drawing: a comment's text taken away, a CDATA section inserted
+   * without one (written <!----> and <![CDATA[]]>, they read back with a
+   * text of "") */
+  ens__buf_putc(&s_script, 'V');
+  c_op1(C_WELCOME, 0);
+  c_op(C_DELIVER_ALL);
+  c_seed(C_COMMIT, 314);
+  c_seed(C_COMMIT, 373);
+  s_script_write(dir, "regress-svg-literal-without-text");
+
+  /* the font: its text made empty by the user's commit, after three
+   * deletes (written without BeginChars, its glyphs did not read) */
+  ens__buf_putc(&s_script, 'S');
+  c_op1(C_WELCOME, W_WIN(2) | W_CHUNKS(2));
+  c_op(C_DELIVER_ALL);
+  c_seed(C_COMMIT, 0x07);
+  c_seed(C_COMMIT, 0x42);
+  c_seed(C_COMMIT, 0x49);
+  c_seed(C_COMMIT, 0x44000000);
+  s_script_write(dir, "regress-sfd-empty-font-text");
+  /* a collaborator's empty 'extra' on a point, before the client joins
+   * (accepted, it read back as no 'extra' at all) */
+  ens__buf_putc(&s_script, 'S');
+  c_collab(0x723a4400, 0);
+  s_script_write(dir, "regress-sfd-empty-extra");
+
+  /* a snapshot of one empty chunk, then a good one; undo and redo before
+   * the first snapshot; a commit before it */
+  c_op(C_UNDO);
+  c_op(C_REDO);
+  c_commits(1, 5);
+  c_op1(C_WELCOME, W_BROKEN);
+  ens__buf_putc(&s_script, 0);
+  c_op(C_DELIVER_ALL);
+  c_op(C_UNDO);
+  c_op1(C_TICK, 6);
+  c_op1(C_WELCOME, W_CHUNKS(2));
+  c_op(C_DELIVER_ALL);
+  c_commits(1, 6);
+  s_script_write(dir, "empty-snapshot-chunk");
+
+  /* a replaced store: the client is told of a new history, loses the
+   * connection before its snapshot, and resumes */
+  c_op1(C_WELCOME, 0);
+  c_op(C_DELIVER_ALL);
+  c_commits(2, 300);
+  c_op1(C_TICK, 0);
+  c_op1(C_DECIDE, 0);
+  c_op(C_DELIVER_ALL);
+  c_op1(C_REPLACE, 0);
+  c_op(C_RECONNECT);
+  c_op1(C_WELCOME, W_CHUNKS(2));
+  c_op1(C_DELIVER, 1);
+  c_op(C_RECONNECT);
+  c_op1(C_WELCOME, 0);
+  c_op(C_DELIVER_ALL);
+  c_op1(C_TICK, 0);
+  c_op1(C_DECIDE, 0);
+  c_op(C_DELIVER_ALL);
+  s_script_write(dir, "new-history-mid-snapshot");
+
+  /* decided while away: acks and rejects lost with the connection, a
+   * trimmed log, the server silent, a send that fails */
+  c_op1(C_WELCOME, 0);
+  c_op(C_DELIVER_ALL);
+  c_commits(3, 400);
+  c_op1(C_TICK, 0);
+  c_op1(C_DECIDE, 0);
+  c_op1(C_DECIDE, 1 | (1 << 1));
+  c_op1(C_TICK, 7); /* silence: the client drops the connection */
+  c_op1(C_DECIDE, 0);
+  c_op(C_TRIM);
+  c_op1(C_TICK, 7);
+  c_op1(C_WELCOME, 0);
+  c_op(C_DELIVER_ALL);
+  c_op1(C_MISBEHAVE, 7);
+  c_commits(1, 410);
+  c_op1(C_TICK, 7);
+  c_op1(C_TICK, 7);
+  c_op1(C_WELCOME, W_V1);
+  c_op(C_DELIVER_ALL);
+  s_script_write(dir, "decided-while-away");
+
+  /* a server in breach: gaps, an entry that is not a transaction, acks
+   * and rejects of what was not sent, a message only a server takes, an
+   * error, presence, and raw bytes */
+  c_op1(C_WELCOME, 0);
+  c_op(C_DELIVER_ALL);
+  c_commits(1, 500);
+  c_op1(C_TICK, 0);
+  static const int bad[] = {0, 0x10, 1, 8, 0x18 | 0x40, 6, 0x16, 5, 0x15, 4, 9, 2, 3 | 0x30, 3 | 0x10};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    c_op1(C_MISBEHAVE, bad[i]);
+    c_op1(C_TICK, 6);
+    c_op1(C_WELCOME, (int)i & 3);
+    c_op(C_DELIVER_ALL);
+  }
+  c_op1(C_RAW, 3);
+  ens__buf_putc(&s_script, 0x92);
+  ens__buf_putc(&s_script, 0x0b);
+  ens__buf_putc(&s_script, 0x01);
+  c_op1(C_SELECT, 2);
+  c_op1(C_SELECT, 0x83);
+  s_script_write(dir, "server-in-breach");
+
+  /* the font and the drawing (first byte 'S' or 'V'): the user's changes
+   * and collaborators' under the format's rules, some refused by the
+   * client and some by the server, undo and redo, a resume in version 1,
+   * a replaced store that starts from the file again */
+  /* seeds whose changes apply to the fixtures, many of them */
+  static const uint32_t mine[] = {7, 16, 53, 60, 66, 68, 73, 600, 74, 78, 82, 87, 91, 122};
+  static const uint32_t theirs[] = {6, 13, 28, 37, 42, 47, 700, 701};
+  for (int svg = 0; svg < 2; svg++) {
+    ens__buf_putc(&s_script, svg ? 'V' : 'S');
+    c_op1(C_WELCOME, W_WIN(2) | W_CHUNKS(2));
+    c_op(C_DELIVER_ALL);
+    for (int i = 0; i < 8; i++) c_seed(C_COMMIT, mine[i]);
+    c_op1(C_TICK, 0);
+    for (int i = 0; i < 4; i++) c_op1(C_DECIDE, 0);
+    for (int i = 0; i < 8; i++) c_collab(theirs[i], i & 7);
+    c_op(C_DELIVER_ALL);
+    c_op(C_UNDO);
+    c_op(C_UNDO);
+    c_op(C_REDO);
+    c_op1(C_TICK, 0);
+    for (int i = 0; i < 6; i++) c_op1(C_DECIDE, 0);
+    c_op(C_DELIVER_ALL);
+    c_op(C_RECONNECT);
+    c_op1(C_WELCOME, W_V1);
+    c_op(C_DELIVER_ALL);
+    for (int i = 8; i < 12; i++) c_seed(C_COMMIT, mine[i]);
+    c_op1(C_TICK, 0);
+    c_op1(C_DECIDE, 1);
+    c_op1(C_REPLACE, 1);
+    c_op(C_RECONNECT);
+    c_op1(C_WELCOME, W_SNAP);
+    c_op(C_DELIVER_ALL);
+    for (int i = 12; i < 14; i++) c_seed(C_COMMIT, mine[i]);
+    c_op1(C_TICK, 0);
+    c_op1(C_DECIDE, 0);
+    c_op1(C_DECIDE, 0);
+    c_op(C_DELIVER_ALL);
+    s_script_write(dir, svg ? "drawing" : "font");
+  }
+}
+
 static ens__msg s_new(int type) {
   ens__msg m;
   memset(&m, 0, sizeof m);
@@ -141,11 +401,12 @@ static ens__msg s_new(int type) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2 && argc != 3) {
-    fprintf(stderr, "usage: make_session_seeds MSG_DIR [SERVER_DIR]\n");
+  if (argc < 2 || argc > 4) {
+    fprintf(stderr, "usage: make_session_seeds MSG_DIR [SERVER_DIR [CLIENT_DIR]]\n");
     return 2;
   }
-  if (argc == 3) s_server_scripts(argv[2]);
+  if (argc >= 3) s_server_scripts(argv[2]);
+  if (argc == 4) s_client_scripts(argv[3]);
   s_dir = argv[1];
   mkdir(s_dir, 0755);
   static ens__msg m;

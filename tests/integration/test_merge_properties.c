@@ -277,6 +277,43 @@ static int s_value_ok(const s_four *f, const char *vm, const char *want) {
   return !strncmp(want, "ref ", 4) && !strncmp(vm, "ref ", 4) && !s_get(&f->v[M], want + 4);
 }
 
+/* 1 when the canonical value v of side s names an object s holds and the
+ * merged document does not: a reference the merge would let dangle. */
+static int s_lost_ref(const s_four *f, int s, const char *v) {
+  if (strncmp(v, "ref ", 4) != 0 || !strcmp(v, "ref ?")) return 0;
+  return s_get(&f->v[s], v + 4) && !s_get(&f->v[M], v + 4);
+}
+
+/* No reference of the merged document names what it lost, unless the side
+ * it came from had it dangling already. */
+static void s_check_no_dangling(const s_four *f) {
+  char vm[512], vs[512];
+  for (size_t i = 0; i < f->v[M].n; i++) {
+    const char *x = f->v[M].by_key[i].key;
+    const ens_obj *om = f->v[M].by_key[i].obj;
+    for (size_t k = 0; k < ens_obj_prop_count(om); k++) {
+      const char *key;
+      ens_value v;
+      ens_obj_prop_at(om, k, &key, &v);
+      if (v.type != ENS_REF || key[0] == '@') continue;
+      if (ens_doc_get(f->v[M].doc, v.u.ref)) continue;
+      s_canon(f, M, &v, vm, sizeof vm);
+      if (!strcmp(vm, "ref ?")) continue; /* names nothing any side ever had */
+      int dangled = 0;
+      for (int s = O; s <= T && !dangled; s++) {
+        const ens_obj *os = s_get(&f->v[s], x);
+        if (!os) continue;
+        s_prop(f, s, os, key, vs, sizeof vs);
+        dangled = !strcmp(vs, vm) && !s_get(&f->v[s], vm + 4);
+      }
+      if (!dangled) {
+        s_dump_conflicts(f);
+        fail_msg("%s.%s %s: the merge let it dangle", x, key, vm);
+      }
+    }
+  }
+}
+
 /* Every property of every object the four documents share, three ways;
  * returns how many SET conflicts that predicts (each checked reported). */
 static size_t s_check_props(const s_four *f) {
@@ -298,6 +335,18 @@ static size_t s_check_props(const s_four *f) {
       /* kept text ('~') is merged the same way but never a conflict */
       int conflict = strcmp(vo, vb) && strcmp(vt, vb) && strcmp(vo, vt) && keys[k][0] != '~';
       const char *want = !strcmp(vo, vb) ? vt : !strcmp(vt, vb) ? vo : !strcmp(vo, vt) ? vo : s_pref_ours(f) ? vo : vt;
+      /* a reference that would name what the merge deleted, where its side
+       * held it: the other side's value, or the object goes with it */
+      unsigned src = !strcmp(vo, vb) ? 2u : !strcmp(vt, vb) ? 1u : !strcmp(vo, vt) ? 3u : s_pref_ours(f) ? 1u : 2u;
+      if ((!(src & 1) || s_lost_ref(f, O, vo)) && (!(src & 2) || s_lost_ref(f, T, vt))) {
+        const char *alt = src == 1 ? vt : src == 2 ? vo : NULL;
+        if ((!alt || s_lost_ref(f, src == 1 ? T : O, alt)) && !ens_obj_parent(ob))
+          alt = "-"; /* the root stays: the property goes */
+        else if (!alt || s_lost_ref(f, src == 1 ? T : O, alt))
+          fail_msg("%s.%s: base %s ours %s theirs %s: the merged object names what is gone (%s) and is still there", x,
+                   keys[k], vb, vo, vt, want);
+        want = alt;
+      }
       if (!s_value_ok(f, vm, want))
         fail_msg("%s.%s: base %s ours %s theirs %s: merged %s, want %s", x, keys[k], vb, vo, vt, vm, want);
       if (conflict) {
@@ -342,13 +391,36 @@ static size_t s_check_inserts(const s_four *f) {
   return expected;
 }
 
+/* 1 when an object of side s has a reference to x that the object of its
+ * name in base did not have at that key. */
+static int s_newly_named(const s_four *f, int s, const char *x) {
+  char want[512], vs[512], vb[512];
+  snprintf(want, sizeof want, "ref %s", x);
+  for (size_t i = 0; i < f->v[s].n; i++) {
+    const ens_obj *os = f->v[s].by_key[i].obj, *ob = s_get(&f->v[B], f->v[s].by_key[i].key);
+    for (size_t k = 0; k < ens_obj_prop_count(os); k++) {
+      const char *key;
+      ens_value v;
+      ens_obj_prop_at(os, k, &key, &v);
+      if (v.type != ENS_REF || key[0] == '@') continue;
+      s_canon(f, s, &v, vs, sizeof vs);
+      if (strcmp(vs, want) != 0) continue;
+      s_prop(f, B, ob, key, vb, sizeof vb);
+      if (strcmp(vb, want) != 0) return 1;
+    }
+  }
+  return 0;
+}
+
 /* 1 when side s changed something of base object x that it holds (its
  * properties, parent, children's order, or children it inserted or moved
- * in): the docs/merge.md meaning of "edited" for a delete conflict. */
+ * in), or made a new reference to it: the docs/merge.md meaning of
+ * "edited" for a delete conflict. */
 static int s_edited(const s_four *f, int s, const char *x) {
   const ens_obj *ob = s_get(&f->v[B], x), *os = s_get(&f->v[s], x);
   char a[512], b[512];
   if (!os) return 0;
+  if (s_newly_named(f, s, x)) return 1;
   const char *pb = s_key(&f->v[B], ens_obj_parent(ob)), *ps = s_key(&f->v[s], ens_obj_parent(os));
   if (strcmp(pb, ps) != 0) return 1;
   const ens_obj *objs[2] = {ob, os};
@@ -394,10 +466,52 @@ static void s_group_scan(s_group *g, const ens_obj *o) {
   for (size_t k = 0; k < ens_obj_child_count(o); k++) s_group_scan(g, ens_obj_child(o, k));
 }
 
+/* The top of the group of base object ob that side s deleted. */
+static const ens_obj *s_group_top(const s_four *f, int s, const ens_obj *ob) {
+  while (ens_obj_parent(ob) && !s_get(&f->v[s], s_key(&f->v[B], ens_obj_parent(ob)))) ob = ens_obj_parent(ob);
+  return ob;
+}
+
+typedef struct {
+  const ens_obj *top;
+  int edited;
+} s_top;
+
+/* Groups ours deleted and theirs edited stay when theirs is preferred:
+ * whatever theirs' objects in them name stays too (its group counts as
+ * edited), and so on. */
+static void s_keep_named(const s_four *f, s_top *tops, size_t n) {
+  char v[512];
+  for (int again = 1; again;) {
+    again = 0;
+    for (size_t i = 0; i < f->v[B].n; i++) {
+      const ens_obj *ob = f->v[B].by_obj[i].obj, *ot = s_get(&f->v[T], f->v[B].by_obj[i].key);
+      if (!ot || s_get(&f->v[O], f->v[B].by_obj[i].key) || !ens_obj_parent(ob)) continue;
+      const ens_obj *top = s_group_top(f, O, ob);
+      int kept = 0;
+      for (size_t q = 0; q < n && !kept; q++) kept = tops[q].top == top && tops[q].edited;
+      for (size_t k = 0; kept && k < ens_obj_prop_count(ot); k++) {
+        const char *key;
+        ens_value val;
+        ens_obj_prop_at(ot, k, &key, &val);
+        if (val.type != ENS_REF || key[0] == '@') continue;
+        s_canon(f, T, &val, v, sizeof v);
+        const ens_obj *xb = s_get(&f->v[B], v + 4);
+        if (!xb || s_get(&f->v[O], v + 4) || !s_get(&f->v[T], v + 4) || !ens_obj_parent(xb)) continue;
+        const ens_obj *xt = s_group_top(f, O, xb);
+        for (size_t q = 0; q < n; q++)
+          if (tops[q].top == xt && !tops[q].edited) tops[q].edited = again = 1;
+      }
+    }
+  }
+}
+
 /* DELETE conflicts: one per group of base objects one side deleted that
  * the other edited; objects, deleted, found where they should be. */
 static size_t s_check_deletes(const s_four *f) {
   size_t expected = 0;
+  s_top *tops[3] = {NULL, calloc(f->v[B].n + 1, sizeof(s_top)), calloc(f->v[B].n + 1, sizeof(s_top))};
+  size_t ntops[3] = {0, 0, 0};
   for (size_t i = 0; i < f->v[B].n; i++) {
     const char *x = f->v[B].by_obj[i].key;
     const ens_obj *ob = f->v[B].by_obj[i].obj;
@@ -406,8 +520,15 @@ static size_t s_check_deletes(const s_four *f) {
       if (s_get(&f->v[s], x) || !p || !s_get(&f->v[s], s_key(&f->v[B], p))) continue; /* not a group's top */
       s_group g = {f, s, 0};
       s_group_scan(&g, ob);
+      tops[s][ntops[s]++] = (s_top){ob, g.edited};
+    }
+  }
+  if (!s_pref_ours(f)) s_keep_named(f, tops[O], ntops[O]);
+  for (int s = O; s <= T; s++)
+    for (size_t i = 0; i < ntops[s]; i++) {
+      const char *x = s_key(&f->v[B], tops[s][i].top);
       int kept = s_get(&f->v[M], x) != NULL;
-      if (g.edited) {
+      if (tops[s][i].edited) {
         expected++;
         if (!s_has_conflict(f, ENS_CONFLICT_DELETE, x, NULL)) {
           s_dump_conflicts(f);
@@ -418,7 +539,8 @@ static size_t s_check_deletes(const s_four *f) {
         fail_msg("%s deleted by %s, not edited by the other, is still there", x, s == O ? "ours" : "theirs");
       }
     }
-  }
+  free(tops[O]);
+  free(tops[T]);
   return expected;
 }
 
@@ -720,7 +842,7 @@ static void test_random_concurrent_edits_by_id(void **state) {
     s_edit(&r, ours, ids, nbase, "ours", (int)tu_below(&r, 14), &counter);
     s_edit(&r, theirs, ids, nbase, "theirs", (int)tu_below(&r, 14), &counter);
     ens_merge_opts opts = {s_by_name, NULL, ENS_MERGE_BY_ID, ENS_MERGE_BY_ID,
-                           tu_below(&r, 2) ? ENS_MERGE_PREFER_OURS : ENS_MERGE_PREFER_THEIRS};
+                           tu_below(&r, 2) ? ENS_MERGE_PREFER_OURS : ENS_MERGE_PREFER_THEIRS, NULL, NULL};
     ens_doc *merged;
     ens_merge *m = s_merge_twice(base, ours, theirs, &opts, &merged);
     s_four f = {{s_view_of(base, NULL), s_view_of(ours, NULL), s_view_of(theirs, NULL), s_view_of(merged, NULL)},
@@ -728,6 +850,7 @@ static void test_random_concurrent_edits_by_id(void **state) {
     size_t sets = s_check_props(&f), inserts = s_check_inserts(&f), deletes = s_check_deletes(&f);
     s_check_places(&f);
     s_check_new(&f);
+    s_check_no_dangling(&f);
     /* exactly those SET, INSERT and DELETE conflicts */
     size_t got[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < ens_merge_conflict_count(m); i++) got[ens_merge_conflict_at(m, i)->kind]++;
@@ -760,6 +883,7 @@ static void test_random_concurrent_edits_by_id(void **state) {
 typedef struct {
   const char *what;
   ens_identity_fn identity;
+  ens_refs_fn refs;
   int (*read)(const void *data, size_t len, ens_doc **out);
   int (*write)(const ens_doc *doc, unsigned char **out, size_t *len);
   void (*edit)(tu_rng *r, ens_doc *doc, int n);
@@ -929,7 +1053,7 @@ static void s_format_rounds(const s_format *fmt, const char *path, uint64_t seed
     ens_doc *ours = s_reread(fmt, ours_live, 2);
     ens_doc *theirs = t_by_id ? s_copy(theirs_live, 3) : s_reread(fmt, theirs_live, 3);
     ens_merge_opts opts = {fmt->identity, NULL, ENS_MERGE_BY_KEY, t_by_id ? ENS_MERGE_BY_ID : ENS_MERGE_BY_KEY,
-                           tu_below(&r, 2) ? ENS_MERGE_PREFER_OURS : ENS_MERGE_PREFER_THEIRS};
+                           tu_below(&r, 2) ? ENS_MERGE_PREFER_OURS : ENS_MERGE_PREFER_THEIRS, fmt->refs, NULL};
     ens_doc *merged;
     ens_merge *m = s_merge_twice(base, ours, theirs, &opts, &merged);
     /* the merged document writes, reads back, and writes the same again */
@@ -975,7 +1099,7 @@ static void s_format_rounds(const s_format *fmt, const char *path, uint64_t seed
 static void test_random_glyph_edits_on_the_bundled_font(void **state) {
   (void)state;
   uint64_t seed = tu_seed("merge-properties-sfd-bundled", 41);
-  s_format fmt = {"SFD", ens_sfd_identity, ens_sfd_read, ens_sfd_write, s_edit_sfd};
+  s_format fmt = {"SFD", ens_sfd_identity, NULL, ens_sfd_read, ens_sfd_write, s_edit_sfd};
   char path[4096];
   snprintf(path, sizeof path, "%s/fonts/DejaVuSans-ExtraLight-subset.sfd", tu_resources_dir());
   s_format_rounds(&fmt, path, seed, 120);
@@ -984,7 +1108,7 @@ static void test_random_glyph_edits_on_the_bundled_font(void **state) {
 static void test_random_drawing_edits_on_bundled_drawings(void **state) {
   (void)state;
   uint64_t seed = tu_seed("merge-properties-svg-bundled", 43);
-  s_format fmt = {"SVG", ens_svg_identity, ens_svg_read, ens_svg_write, s_edit_svg};
+  s_format fmt = {"SVG", ens_svg_identity, ens_svg_refs, ens_svg_read, ens_svg_write, s_edit_svg};
   const char *files[] = {"drawings/adwaita/go-home-symbolic.svg", "drawings/resvg/structure/style/rule-specificity.svg"};
   for (size_t k = 0; k < 2; k++) {
     char path[4096];
@@ -998,7 +1122,7 @@ static void test_random_glyph_edits_by_key(void **state) {
   const char *corpus = tu_corpus_dir();
   if (!corpus) TU_SKIP("no shared corpus (../shared/corpus or $ENSEMBLE_CORPUS): random glyph edits of its fonts");
   uint64_t seed = tu_seed("merge-properties-sfd", 31);
-  s_format fmt = {"SFD", ens_sfd_identity, ens_sfd_read, ens_sfd_write, s_edit_sfd};
+  s_format fmt = {"SFD", ens_sfd_identity, NULL, ens_sfd_read, ens_sfd_write, s_edit_sfd};
   const char *files[] = {"sfd/fontforge-tests/StrokeTests.sfd", "sfd/fontforge-tests/Hinting.sfd"};
   for (size_t k = 0; k < 2; k++) {
     char path[4096];
@@ -1012,7 +1136,7 @@ static void test_random_drawing_edits_by_key(void **state) {
   const char *corpus = tu_corpus_dir();
   if (!corpus) TU_SKIP("no shared corpus (../shared/corpus or $ENSEMBLE_CORPUS): random edits of its drawings");
   uint64_t seed = tu_seed("merge-properties-svg", 37);
-  s_format fmt = {"SVG", ens_svg_identity, ens_svg_read, ens_svg_write, s_edit_svg};
+  s_format fmt = {"SVG", ens_svg_identity, ens_svg_refs, ens_svg_read, ens_svg_write, s_edit_svg};
   const char *files[] = {"svg/librsvg/rsvg/tests/fixtures/reftests/svg1.1/struct-group-03-t.svg",
                          "svg/librsvg/rsvg/tests/fixtures/reftests/svg1.1/coords-trans-01-b.svg"};
   for (size_t k = 0; k < 2; k++) {
@@ -1077,7 +1201,7 @@ static void test_reorders_of_separate_stretches_are_both_kept(void **state) {
       }
     }
     ens_merge_opts opts = {s_by_name, NULL, ENS_MERGE_BY_ID, ENS_MERGE_BY_ID,
-                           tu_below(&r, 2) ? ENS_MERGE_PREFER_OURS : ENS_MERGE_PREFER_THEIRS};
+                           tu_below(&r, 2) ? ENS_MERGE_PREFER_OURS : ENS_MERGE_PREFER_THEIRS, NULL, NULL};
     ens_doc *merged;
     ens_merge *m = s_merge_twice(base, sides[0], sides[1], &opts, &merged);
     if (ens_merge_conflict_count(m)) fail_msg("round %d: %zu conflicts", round, ens_merge_conflict_count(m));

@@ -181,7 +181,7 @@ static s_three s_start(void) {
 
 /* Merges, checks the conflicts' count and applies the result to theirs. */
 static void s_merge(s_three *s, ens_merge_prefer prefer, ens_merge_match om, size_t conflicts) {
-  ens_merge_opts opts = {s_by_name, NULL, om, ENS_MERGE_BY_ID, prefer};
+  ens_merge_opts opts = {s_by_name, NULL, om, ENS_MERGE_BY_ID, prefer, NULL, NULL};
   if (ens_merge3(s->base, s->ours, s->theirs, &opts, &s->m) != 0) fail_msg("merge: %s", ens_error_last());
   if (ens_merge_conflict_count(s->m) != conflicts) {
     for (size_t k = 0; k < ens_merge_conflict_count(s->m); k++) {
@@ -480,6 +480,266 @@ static void test_references_are_rewritten_to_theirs_ids(void **state) {
   s_done(&s);
 }
 
+/* 1 when obj has a property key that is a reference. */
+static int s_has_ref(const ens_doc *doc, const char *name, const char *key) {
+  ens_value v;
+  const ens_obj *o = s_obj(doc, name);
+  assert_non_null(o);
+  return ens_obj_get(o, key, &v) == 0 && v.type == ENS_REF;
+}
+
+/* Every reference of doc names an object of doc. */
+static int s_check_ref(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
+  const ens_doc *doc = user;
+  for (size_t k = 0; k < ens_obj_prop_count(o); k++) {
+    const char *key;
+    ens_value v;
+    ens_obj_prop_at(o, k, &key, &v);
+    if (v.type == ENS_REF && !ens_doc_get(doc, v.u.ref)) fail_msg("%s of object %#llx dangles", key, (unsigned long long)ens_obj_id(o));
+  }
+  return 0;
+}
+
+static void s_no_dangling(const ens_doc *doc) { ens_obj_walk(ens_doc_root(doc), s_check_ref, (void *)doc); }
+
+/* A reference one side makes to what the other deleted is an edit of it:
+ * a DELETE conflict, resolved as any other. Where theirs deleted, the
+ * delete holds and the reference goes with what it names: a property of
+ * an object both have keeps theirs' value, a new object holding it is not
+ * inserted (as an insert under what was deleted would not be). */
+static void test_a_reference_to_what_theirs_deleted_goes_with_it(void **state) {
+  (void)state;
+  for (int prefer = 0; prefer < 2; prefer++) {
+    s_three s = s_start();
+    s_set(s.ours, "a", "link", ens_ref(s_id(s.ours, "b")));
+    s_set(s.ours, "a", "w", ens_int(7)); /* the rest of the edit stands */
+    s_add(s.ours, "", SIZE_MAX, "item", "n"); /* a new object's reference too */
+    s_set(s.ours, "n", "link", ens_ref(s_id(s.ours, "y")));
+    s_add(s.ours, "", SIZE_MAX, "item", "n2"); /* and one to that new object */
+    s_set(s.ours, "n2", "link", ens_ref(s_id(s.ours, "n")));
+    s_add(s.ours, "", SIZE_MAX, "item", "n3"); /* a new object naming what stays */
+    s_set(s.ours, "n3", "link", ens_ref(s_id(s.ours, "c")));
+    s_del(s.theirs, "b");
+    s_del(s.theirs, "g");
+    s_merge(&s, (ens_merge_prefer)prefer, ENS_MERGE_BY_ID, 2);
+    const ens_merge_conflict *c = ens_merge_conflict_at(s.m, 0);
+    assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
+    assert_string_equal(c->path, "item b");
+    assert_true(c->id == s_id(s.base, "b"));
+    assert_int_equal(c->ours_kept, 0);
+    c = ens_merge_conflict_at(s.m, 1);
+    assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
+    assert_string_equal(c->path, "group g"); /* the top of what theirs deleted */
+    assert_int_equal(c->ours_kept, 0);
+    assert_null(s_obj(s.theirs, "b"));
+    assert_null(s_obj(s.theirs, "g"));
+    assert_false(s_has_ref(s.theirs, "a", "link"));
+    assert_int_equal(s_int(s.theirs, "a", "w"), 7);
+    assert_null(s_obj(s.theirs, "n"));
+    assert_null(s_obj(s.theirs, "n2"));
+    assert_true(s_has_ref(s.theirs, "n3", "link"));
+    assert_string_equal(s_order(s.theirs, ""), "a c d e n3");
+    s_no_dangling(s.theirs);
+    s_done(&s);
+  }
+}
+
+/* The same made by theirs against ours' delete: prefer decides; where
+ * ours' delete holds, theirs' property takes ours' value again and theirs'
+ * new object holding such a reference goes. */
+static void test_a_reference_to_what_ours_deleted_is_resolved_by_prefer(void **state) {
+  (void)state;
+  for (int prefer = 0; prefer < 2; prefer++) {
+    s_three s = s_start();
+    s_del(s.ours, "b");
+    s_set(s.theirs, "a", "link", ens_ref(s_id(s.theirs, "b")));
+    s_add(s.theirs, "", SIZE_MAX, "item", "t");
+    s_set(s.theirs, "t", "link", ens_ref(s_id(s.theirs, "b")));
+    s_merge(&s, (ens_merge_prefer)prefer, ENS_MERGE_BY_ID, 1);
+    const ens_merge_conflict *c = ens_merge_conflict_at(s.m, 0);
+    assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
+    assert_string_equal(c->path, "item b");
+    assert_int_equal(c->ours_kept, prefer == ENS_MERGE_PREFER_OURS);
+    if (prefer == ENS_MERGE_PREFER_OURS) {
+      assert_null(s_obj(s.theirs, "b"));
+      assert_false(s_has_ref(s.theirs, "a", "link"));
+      assert_null(s_obj(s.theirs, "t"));
+    } else {
+      ens_value v;
+      assert_int_equal(s_int(s.theirs, "b", "w"), 2);
+      assert_int_equal(ens_obj_get(s_obj(s.theirs, "a"), "link", &v), 0);
+      assert_true(v.type == ENS_REF && v.u.ref == s_id(s.theirs, "b"));
+      assert_non_null(s_obj(s.theirs, "t"));
+    }
+    s_no_dangling(s.theirs);
+    s_done(&s);
+  }
+}
+
+/* A reference base already had is no one's new use of what was deleted;
+ * and one the deleting side's own objects make is its own business. */
+static void test_a_reference_base_had_to_what_one_side_deleted_is_no_conflict(void **state) {
+  (void)state;
+  ens_doc *b = s_base();
+  s_set(b, "a", "link", ens_ref(s_id(b, "b")));
+  s_three s = {b, s_copy(b, 2), s_copy(b, 3), NULL};
+  s_set(s.theirs, "a", "w", ens_int(9)); /* an edit of a, not of its reference */
+  s_del(s.ours, "b");
+  s_add(s.theirs, "", SIZE_MAX, "item", "t"); /* theirs refers to c and deletes it itself */
+  s_set(s.theirs, "t", "link", ens_ref(s_id(s.theirs, "c")));
+  s_del(s.theirs, "c");
+  s_merge(&s, ENS_MERGE_PREFER_OURS, ENS_MERGE_BY_ID, 0);
+  assert_null(s_obj(s.theirs, "b"));
+  assert_int_equal(s_int(s.theirs, "a", "w"), 9);
+  assert_non_null(s_obj(s.theirs, "t"));
+  s_done(&s);
+}
+
+/* Both sides changed one reference, to two objects: where the preferred
+ * side's names what the merge deletes, the other side's value stands, and
+ * the SET conflict says so (ours_kept). */
+static void test_a_conflicting_reference_to_what_is_deleted_keeps_the_other_value(void **state) {
+  (void)state;
+  for (int prefer = 0; prefer < 2; prefer++) {
+    s_three s = s_start();
+    s_set(s.ours, "a", "link", ens_ref(s_id(s.ours, "b")));
+    s_set(s.theirs, "a", "link", ens_ref(s_id(s.theirs, "c")));
+    s_del(s.theirs, "b");
+    s_merge(&s, (ens_merge_prefer)prefer, ENS_MERGE_BY_ID, 2);
+    const ens_merge_conflict *c = ens_merge_conflict_at(s.m, 0);
+    assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
+    assert_string_equal(c->path, "item b");
+    c = ens_merge_conflict_at(s.m, 1);
+    assert_int_equal(c->kind, ENS_CONFLICT_SET);
+    assert_string_equal(c->key, "link");
+    assert_int_equal(c->ours_kept, 0);
+    ens_value v;
+    assert_int_equal(ens_obj_get(s_obj(s.theirs, "a"), "link", &v), 0);
+    assert_true(v.type == ENS_REF && v.u.ref == s_id(s.theirs, "c"));
+    s_no_dangling(s.theirs);
+    s_done(&s);
+  }
+}
+
+/* What ours inserts under what theirs deleted goes, and so does a
+ * reference to it. */
+static void test_a_reference_to_an_insert_that_goes_goes_too(void **state) {
+  (void)state;
+  s_three s = s_start();
+  s_add(s.ours, "g", 0, "item", "new");
+  s_set(s.ours, "a", "link", ens_ref(s_id(s.ours, "new")));
+  s_set(s.ours, "d", "link", ens_ref(s_id(s.ours, "e"))); /* stands */
+  s_del(s.theirs, "g");
+  s_merge(&s, ENS_MERGE_PREFER_OURS, ENS_MERGE_BY_ID, 1);
+  assert_string_equal(ens_merge_conflict_at(s.m, 0)->path, "group g");
+  assert_null(s_obj(s.theirs, "new"));
+  assert_false(s_has_ref(s.theirs, "a", "link"));
+  assert_true(s_has_ref(s.theirs, "d", "link"));
+  s_no_dangling(s.theirs);
+  s_done(&s);
+}
+
+/* Preferring theirs keeps what ours deleted and theirs edited; what it
+ * names stays with it, even what theirs did not edit (a composite glyph
+ * kept with the glyphs it is built from), and a conflict says so. */
+static void test_what_a_kept_object_names_is_kept_with_it(void **state) {
+  (void)state;
+  for (int prefer = 0; prefer < 2; prefer++) {
+    ens_doc *b = s_base();
+    s_set(b, "a", "link", ens_ref(s_id(b, "b")));
+    s_set(b, "b", "link", ens_ref(s_id(b, "c")));
+    s_three s = {b, s_copy(b, 2), s_copy(b, 3), NULL};
+    s_del(s.ours, "a");
+    s_del(s.ours, "b");
+    s_del(s.ours, "c");
+    s_set(s.theirs, "a", "w", ens_int(9));
+    s_merge(&s, (ens_merge_prefer)prefer, ENS_MERGE_BY_ID, prefer == ENS_MERGE_PREFER_THEIRS ? 3 : 1);
+    for (size_t k = 0; k < ens_merge_conflict_count(s.m); k++) {
+      const ens_merge_conflict *c = ens_merge_conflict_at(s.m, k);
+      assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
+      assert_string_equal(c->path, k == 0 ? "item a" : k == 1 ? "item b" : "item c");
+      assert_int_equal(c->ours_kept, prefer == ENS_MERGE_PREFER_OURS);
+    }
+    if (prefer == ENS_MERGE_PREFER_OURS) {
+      assert_string_equal(s_order(s.theirs, ""), "d e g");
+    } else {
+      assert_string_equal(s_order(s.theirs, ""), "a b c d e g");
+      assert_int_equal(s_int(s.theirs, "a", "w"), 9);
+      assert_true(s_has_ref(s.theirs, "a", "link") && s_has_ref(s.theirs, "b", "link"));
+    }
+    s_no_dangling(s.theirs);
+    s_done(&s);
+  }
+}
+
+/* Moves into what the other side deleted: the moved object is not part of
+ * the delete; where theirs deleted the new parent, it stays where theirs
+ * has it; where ours did, prefer decides whether the parent goes (and the
+ * object stays in its place of ours) or stays with the object in it. */
+static void test_a_move_into_what_theirs_deleted_leaves_the_object_where_theirs_has_it(void **state) {
+  (void)state;
+  for (int prefer = 0; prefer < 2; prefer++) {
+    s_three s = s_start();
+    s_move(s.ours, "a", "g", 1);
+    s_move(s.theirs, "b", "", 4); /* theirs moves b after e */
+    s_move(s.ours, "b", "g", 0);  /* ours moves b into g too */
+    s_del(s.theirs, "g");
+    s_merge(&s, (ens_merge_prefer)prefer, ENS_MERGE_BY_ID, 2);
+    const ens_merge_conflict *c = ens_merge_conflict_at(s.m, 0);
+    assert_int_equal(c->kind, ENS_CONFLICT_DELETE); /* ours moved in what theirs deleted */
+    assert_string_equal(c->path, "group g");
+    assert_int_equal(c->ours_kept, 0);
+    c = ens_merge_conflict_at(s.m, 1);
+    assert_int_equal(c->kind, ENS_CONFLICT_MOVE); /* b, moved by both: the root's order, two ways */
+    assert_string_equal(c->path, "");
+    assert_null(s_obj(s.theirs, "g"));
+    assert_string_equal(s_order(s.theirs, ""), "a c d e b");
+    s_done(&s);
+  }
+}
+
+static void test_a_move_into_what_ours_deleted_is_resolved_by_prefer(void **state) {
+  (void)state;
+  for (int prefer = 0; prefer < 2; prefer++) {
+    s_three s = s_start();
+    s_del(s.ours, "g");
+    s_move(s.theirs, "a", "g", 2);
+    s_merge(&s, (ens_merge_prefer)prefer, ENS_MERGE_BY_ID, 1);
+    const ens_merge_conflict *c = ens_merge_conflict_at(s.m, 0);
+    assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
+    assert_string_equal(c->path, "group g");
+    assert_int_equal(c->ours_kept, prefer == ENS_MERGE_PREFER_OURS);
+    if (prefer == ENS_MERGE_PREFER_OURS) {
+      assert_null(s_obj(s.theirs, "g"));
+      assert_string_equal(s_order(s.theirs, ""), "a b c d e");
+    } else {
+      assert_string_equal(s_order(s.theirs, "g"), "x y a");
+      assert_string_equal(s_order(s.theirs, ""), "b c d e g");
+    }
+    s_done(&s);
+  }
+}
+
+/* What ours inserts under an object theirs moved goes with it, and what
+ * ours moves under it too; theirs' own inserts there stay, after ours'
+ * (both only inserted there: the preferred side's first). */
+static void test_ours_inserting_under_what_theirs_moved_follows_the_move(void **state) {
+  (void)state;
+  s_three s = s_start();
+  s_add(s.ours, "x", 0, "item", "new");
+  s_move(s.ours, "a", "x", 1);
+  s_add(s.theirs, "x", 0, "item", "theirs");
+  s_move(s.theirs, "x", "", 0);
+  s_move(s.theirs, "g", "d", 0);
+  s_merge(&s, ENS_MERGE_PREFER_OURS, ENS_MERGE_BY_ID, 0);
+  assert_string_equal(s_order(s.theirs, ""), "x b c d e");
+  assert_string_equal(s_order(s.theirs, "x"), "new a theirs");
+  assert_string_equal(s_order(s.theirs, "d"), "g");
+  assert_string_equal(s_order(s.theirs, "g"), "y");
+  s_done(&s);
+}
+
 static void test_local_properties_are_never_content(void **state) {
   (void)state;
   s_three s = s_start();
@@ -530,7 +790,7 @@ static void test_merging_is_deterministic(void **state) {
   s_set(s.theirs, "a", "w", ens_int(20));
   s_move(s.ours, "e", "", 0);
   ens_doc *theirs2 = s_copy(s.theirs, 3);
-  ens_merge_opts opts = {s_by_name, NULL, ENS_MERGE_BY_ID, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS};
+  ens_merge_opts opts = {s_by_name, NULL, ENS_MERGE_BY_ID, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS, NULL, NULL};
   ens_merge *m2;
   assert_int_equal(ens_merge3(s.base, s.ours, theirs2, &opts, &m2), 0);
   s_merge(&s, ENS_MERGE_PREFER_OURS, ENS_MERGE_BY_ID, 1);
@@ -551,7 +811,7 @@ static void test_bad_arguments_are_refused(void **state) {
   (void)state;
   ens_doc *a = ens_doc_new("test", 1), *b = ens_doc_new("other", 2);
   ens_merge *m = (ens_merge *)1;
-  ens_merge_opts opts = {NULL, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS};
+  ens_merge_opts opts = {NULL, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS, NULL, NULL};
   assert_int_equal(ens_merge3(a, a, b, &opts, &m), ENS_EINVAL); /* by key without keys */
   assert_null(m);
   opts.ours_match = ENS_MERGE_BY_ID;
@@ -662,6 +922,65 @@ static ens_doc *s_read_bundled_font(void) {
   return doc;
 }
 
+/* References SVG keeps in text (href="#id", url(#id)) are references to
+ * the merge when given ens_svg_refs: a use of a gradient the other side
+ * deleted is a DELETE conflict, and the use goes with the gradient: the
+ * attribute keeps the other side's value, a new <use> is not inserted. */
+#define S_SVG_HEAD "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
+#define S_SVG_DEFS(g1) "  <defs>\n" g1 "    <linearGradient id=\"g2\"/>\n  </defs>\n"
+#define S_G1 "    <linearGradient id=\"g1\"/>\n"
+
+static ens_doc *s_svg(const char *text) {
+  ens_doc *doc;
+  if (ens_svg_read(text, strlen(text), &doc) != 0) fail_msg("svg: %s", ens_error_last());
+  return doc;
+}
+
+static void test_svg_references_in_text_go_with_what_they_name(void **state) {
+  (void)state;
+  const char *base_text = S_SVG_HEAD S_SVG_DEFS(S_G1) "  <rect id=\"r\" style=\"fill:red\"/>\n"
+                          "  <rect id=\"s\" fill=\"blue\"/>\n</svg>\n";
+  const char *ours_text = S_SVG_HEAD S_SVG_DEFS(S_G1) "  <rect id=\"r\" style=\"fill:url(#g1)\"/>\n"
+                          "  <rect id=\"s\" fill=\"url(#g2)\"/>\n  <use id=\"u\" xlink:href=\"#g1\"/>\n"
+                          "  <use id=\"v\" href=\"#s\"/>\n</svg>\n";
+  const char *theirs_text = S_SVG_HEAD S_SVG_DEFS("") "  <rect id=\"r\" style=\"fill:red\"/>\n"
+                            "  <rect id=\"s\" fill=\"blue\"/>\n</svg>\n";
+  /* (the blank text ours wrote before the first <use> is an object of its
+   * own, and names nothing: it stays) */
+  const char *want = S_SVG_HEAD S_SVG_DEFS("") "  <rect id=\"r\" style=\"fill:red\"/>\n"
+                     "  <rect id=\"s\" fill=\"url(#g2)\"/>\n  \n  <use id=\"v\" href=\"#s\"/>\n</svg>\n";
+  for (int refs = 0; refs < 2; refs++) {
+    for (int prefer = 0; prefer < 2; prefer++) {
+      ens_doc *base = s_svg(base_text), *ours = s_svg(ours_text), *theirs = s_svg(theirs_text);
+      ens_merge_opts opts = {ens_svg_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_KEY, (ens_merge_prefer)prefer,
+                             refs ? ens_svg_refs : NULL, NULL};
+      ens_merge *m;
+      if (ens_merge3(base, ours, theirs, &opts, &m) != 0) fail_msg("merge: %s", ens_error_last());
+      assert_int_equal(ens_doc_apply(theirs, ens_merge_txn(m), ENS_ORIGIN_LOCAL, NULL), 0);
+      unsigned char *text;
+      size_t len;
+      assert_int_equal(ens_svg_write(theirs, &text, &len), 0);
+      if (refs) {
+        assert_int_equal(ens_merge_conflict_count(m), 1);
+        const ens_merge_conflict *c = ens_merge_conflict_at(m, 0);
+        assert_int_equal(c->kind, ENS_CONFLICT_DELETE);
+        assert_string_equal(c->path, "svg[0]/defs[0]/linearGradient #g1");
+        assert_int_equal(c->ours_kept, 0);
+        if (len != strlen(want) || memcmp(text, want, len) != 0) fail_msg("merged:\n%.*s\nwant:\n%s", (int)len, text, want);
+      } else {
+        /* without the format's references, the merge cannot see them */
+        assert_int_equal(ens_merge_conflict_count(m), 0);
+        assert_int_equal(s_count_text(text, len, "#g1"), 2);
+      }
+      ens_free(text);
+      ens_merge_free(m);
+      ens_doc_free(base);
+      ens_doc_free(ours);
+      ens_doc_free(theirs);
+    }
+  }
+}
+
 /* The file mirror's case on a real font: the session (theirs, sharing
  * base's ids) changed some glyphs while the editor, holding base, changed
  * others and saved (ours, read from the saved file). Frees base. */
@@ -686,7 +1005,7 @@ static void s_font_edited_two_ways(ens_doc *base) {
   S_DO(theirs, ens_glyph_add(theirs, "merged", -1, 350, &t_));
   ens_doc *ours = s_saved(editor, 0);
   ens_doc *c_theirs = s_copy(theirs, 3);
-  ens_merge_opts opts = {ens_sfd_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS};
+  ens_merge_opts opts = {ens_sfd_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS, NULL, NULL};
   ens_merge *m;
   if (ens_merge3(base, ours, theirs, &opts, &m) != 0) fail_msg("merge: %s", ens_error_last());
   assert_int_equal(ens_doc_apply(theirs, ens_merge_txn(m), ENS_ORIGIN_LOCAL, NULL), 0);
@@ -775,7 +1094,7 @@ static void s_stale_save_keeps_a_collaborators_change(ens_doc *base) {
   s_apply(by_diff, t);
   assert_int_equal(s_width(by_diff, "b"), wb);
   /* the merge: both stay, no conflict */
-  ens_merge_opts opts = {ens_sfd_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS};
+  ens_merge_opts opts = {ens_sfd_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_ID, ENS_MERGE_PREFER_OURS, NULL, NULL};
   ens_merge *m;
   assert_int_equal(ens_merge3(base, save, session, &opts, &m), 0);
   assert_int_equal(ens_merge_conflict_count(m), 0);
@@ -844,7 +1163,7 @@ static void test_a_drawing_edited_two_ways(void **state) {
   S_DO(b, ens_svg_insert(b, "#test-body-content", 0, rect, strlen(rect), &t_));
   S_DO(b, ens_svg_insert(b, "#test-body-content", -1, circle, strlen(circle), &t_));
   ens_doc *ours = s_saved(a, 1), *theirs = s_saved(b, 1);
-  ens_merge_opts opts = {ens_svg_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_KEY, ENS_MERGE_PREFER_THEIRS};
+  ens_merge_opts opts = {ens_svg_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_KEY, ENS_MERGE_PREFER_THEIRS, ens_svg_refs, NULL};
   ens_merge *m;
   if (ens_merge3(base, ours, theirs, &opts, &m) != 0) fail_msg("merge: %s", ens_error_last());
   assert_int_equal(ens_doc_apply(theirs, ens_merge_txn(m), ENS_ORIGIN_LOCAL, NULL), 0);
@@ -893,6 +1212,16 @@ int main(void) {
       cmocka_unit_test(test_kept_text_is_merged_but_never_a_conflict_nor_an_edit),
       cmocka_unit_test(test_inserts_where_both_removed_what_was_there_are_both_kept),
       cmocka_unit_test(test_references_are_rewritten_to_theirs_ids),
+      cmocka_unit_test(test_a_reference_to_what_theirs_deleted_goes_with_it),
+      cmocka_unit_test(test_a_reference_to_what_ours_deleted_is_resolved_by_prefer),
+      cmocka_unit_test(test_a_reference_base_had_to_what_one_side_deleted_is_no_conflict),
+      cmocka_unit_test(test_a_conflicting_reference_to_what_is_deleted_keeps_the_other_value),
+      cmocka_unit_test(test_a_reference_to_an_insert_that_goes_goes_too),
+      cmocka_unit_test(test_what_a_kept_object_names_is_kept_with_it),
+      cmocka_unit_test(test_svg_references_in_text_go_with_what_they_name),
+      cmocka_unit_test(test_a_move_into_what_theirs_deleted_leaves_the_object_where_theirs_has_it),
+      cmocka_unit_test(test_a_move_into_what_ours_deleted_is_resolved_by_prefer),
+      cmocka_unit_test(test_ours_inserting_under_what_theirs_moved_follows_the_move),
       cmocka_unit_test(test_local_properties_are_never_content),
       cmocka_unit_test(test_ours_matched_by_key_merges_like_ours_by_id),
       cmocka_unit_test(test_merging_is_deterministic),

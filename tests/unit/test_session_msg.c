@@ -23,7 +23,7 @@ static ens__msg s_sample(int type) {
   static const unsigned char items[] = {0x94, 0x02, 0x05, 0xc4, 0x01, 0x90, 0xcc, 0xc8, 0x92, 0x03, 0x09};
   switch (type) {
   case ENS_MSG_HELLO: m.vmin = 1; m.vmax = 3; memset(m.client, 0xab, sizeof m.client); m.epoch = 0x1234567890abcdefULL; m.seq = 77; break;
-  case ENS_MSG_WELCOME: m.version = 1; m.epoch = 9; m.site = ENS_SITE_MAX; m.seq = 1u << 20; m.ctn = 4; m.mode = 1; m.window = 64; m.heartbeat_ms = 500; m.max_message = ENS_MAX_MESSAGE; break;
+  case ENS_MSG_WELCOME: m.version = 1; m.epoch = 9; m.site = ENS_SITE_MAX; m.seq = 1u << 20; m.ctn = 4; m.mode = 1; m.window = 64; m.heartbeat_ms = 500; m.max_message = ENS_MAX_MESSAGE; m.floor = 3ULL << 28; break;
   case ENS_MSG_SNAPSHOT: m.seq = 10; m.index = 2; m.count = 3; m.bytes = bytes; m.nbytes = sizeof bytes; break;
   case ENS_MSG_ENTRY: m.seq = 11; m.site = 2; m.ctn = 5; m.bytes = bytes; m.nbytes = sizeof bytes; m.time_us = 1796300000123456ULL; m.has_time = 1; break;
   case ENS_MSG_TXN: m.ctn = 6; m.bytes = bytes; m.nbytes = sizeof bytes; m.time_us = 1796300000654321ULL; m.has_time = 1; break;
@@ -31,8 +31,8 @@ static ens__msg s_sample(int type) {
   case ENS_MSG_REJECT: m.ctn = 7; m.code = 4; m.text = "op 0 (move 0x5): cycle"; m.ntext = strlen(m.text); break;
   case ENS_MSG_PRESENCE: m.site = 3; m.text = "Ada"; m.ntext = 3; m.colour = 0xff8800; m.sel = s_sel; m.nsel = 3; break;
   case ENS_MSG_BYE: m.site = 3; break;
-  case ENS_MSG_PING: m.token = 42; m.received = 1u << 20; m.has_received = 1; break;
-  case ENS_MSG_PONG: m.token = 42; m.seq = 100; break;
+  case ENS_MSG_PING: m.token = 42; m.received = 1u << 20; m.has_received = 1; m.mark = 0xfedcba9876543210ULL; break;
+  case ENS_MSG_PONG: m.token = 42; m.seq = 100; m.mark = 0x0123456789abcdefULL; break;
   case ENS_MSG_ERROR: m.code = ENS_PERR_VERSION; m.text = "server speaks 1..1"; m.ntext = strlen(m.text); break;
   case ENS_MSG_ENTRIES: m.seq = 40; m.count = 2; m.bytes = items; m.nbytes = sizeof items; break;
   }
@@ -43,6 +43,7 @@ static void s_assert_same(const ens__msg *a, const ens__msg *b) {
   assert_int_equal(a->type, b->type);
   assert_true(a->received == b->received && a->has_received == b->has_received);
   assert_true(a->time_us == b->time_us && a->has_time == b->has_time);
+  assert_true(a->mark == b->mark && a->floor == b->floor);
   assert_true(a->vmin == b->vmin && a->vmax == b->vmax && a->version == b->version && a->epoch == b->epoch);
   assert_true(a->seq == b->seq && a->site == b->site && a->ctn == b->ctn && a->mode == b->mode);
   assert_true(a->window == b->window && a->heartbeat_ms == b->heartbeat_ms && a->max_message == b->max_message);
@@ -102,8 +103,8 @@ static void test_extra_fields_are_skipped(void **state) {
   ens__buf_free(&b);
 }
 
-/* ping's received is optional: a ping without it still decodes, and
- * encodes back as it came. */
+/* ping's received and mark are optional: a ping without them still
+ * decodes, and encodes back as it came; fields after them are skipped. */
 static void test_ping_received_is_optional(void **state) {
   (void)state;
   static ens__msg back;
@@ -116,13 +117,31 @@ static void test_ping_received_is_optional(void **state) {
   assert_int_equal(ens__msg_encode(&back, &again), 0);
   assert_true(again.len == b.len && memcmp(again.data, b.data, b.len) == 0);
   b.len = again.len = 0;
-  ens__mp_array(&b, 4);
+  ens__mp_array(&b, 3);
   ens__mp_uint(&b, ENS_MSG_PING);
   ens__mp_uint(&b, 8);
   ens__mp_uint(&b, 123456);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+  assert_true(back.token == 8 && back.has_received && back.received == 123456 && back.mark == 0);
+  assert_int_equal(ens__msg_encode(&back, &again), 0);
+  assert_true(again.len == b.len && memcmp(again.data, b.data, b.len) == 0);
+  b.len = again.len = 0;
+  ens__mp_array(&b, 5);
+  ens__mp_uint(&b, ENS_MSG_PING);
+  ens__mp_uint(&b, 8);
+  ens__mp_uint(&b, 123456);
+  ens__mp_uint(&b, 99);
   ens__mp_str(&b, "later", 5);
   assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
-  assert_true(back.token == 8 && back.has_received && back.received == 123456);
+  assert_true(back.token == 8 && back.has_received && back.received == 123456 && back.mark == 99);
+  /* a mark without a count read: the count goes as 0 before it */
+  memset(&back, 0, offsetof(ens__msg, sel_buf));
+  back.type = ENS_MSG_PING;
+  back.token = 9;
+  back.mark = 5;
+  assert_int_equal(ens__msg_encode(&back, &again), 0);
+  assert_int_equal(ens__msg_decode(again.data, again.len, &back), 0);
+  assert_true(back.token == 9 && back.received == 0 && back.mark == 5);
   b.len = 0;
   ens__mp_array(&b, 3);
   ens__mp_uint(&b, ENS_MSG_PING);

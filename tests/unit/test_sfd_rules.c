@@ -230,6 +230,10 @@ static void test_points_that_would_not_read_back_refused(void **state) {
   /* a hint mask after the flags; not after TrueType numbers, which must end the line */
   s_refused(doc, s_set(p1, "extra", ens_str("x80")), ENS_EFORMAT, "'extra' would not read back");
   s_accepted(doc, s_set(s_point(doc, 2), "extra", ens_str("x80")));
+  /* nothing after the flags reads back as no 'extra' at all */
+  s_refused(doc, s_set(s_point(doc, 2), "extra", ens_str("")), ENS_EFORMAT, "empty 'extra'");
+  s_refused(doc, s_set(p1, "extra", ens_str("")), ENS_EFORMAT, "empty 'extra'");
+  s_accepted(doc, s_set(s_point(doc, 2), "extra", ens_nil()));
   ens_doc_free(doc);
 }
 
@@ -255,6 +259,10 @@ static void test_references_anchors_and_kerning_that_would_not_read_back_refused
   s_accepted(doc, s_set(ref, "glyph", ens_ref(ens_obj_id(s_glyph(doc, "C")))));
   s_accepted(doc, s_set(anchor, "class", ens_str("top\xc3\xa9")));
   s_accepted(doc, s_set(kern, "device", ens_str("{12-13 -1,-1}")));
+  /* an empty 'extra' is nothing after the line's last field: it reads back as none */
+  s_refused(doc, s_set(ref, "extra", ens_str("")), ENS_EFORMAT, "empty 'extra'");
+  s_refused(doc, s_set(anchor, "extra", ens_str("")), ENS_EFORMAT, "empty 'extra'");
+  s_accepted(doc, s_set(kern, "subtable", ens_str("")));
   ens_doc_free(doc);
 }
 
@@ -312,6 +320,9 @@ static void test_kept_text_that_would_read_as_more_refused(void **state) {
             "would end the layer");
   s_refused(doc, s_set(layer, "~tail", s_text("EndSplineSet")), ENS_EFORMAT, "does not end its last line");
   s_refused(doc, s_set(ens_doc_root(doc), "~tail", s_text("EndChars\n")), ENS_EFORMAT, "EndSplineFont");
+  /* a font's text taken away, or made empty: the writer frames its glyphs */
+  s_accepted(doc, s_set(ens_doc_root(doc), "~head", s_text("")));
+  s_accepted(doc, s_set(ens_doc_root(doc), "~head", ens_nil()));
   s_accepted(doc, s_set(c, "~head", s_text("\nStartChar: C\nEncoding: 67 67 2\nWidth: 400\nFlags: W\n")));
   ens_doc_free(doc);
 }

@@ -140,6 +140,18 @@ static void test_comments_cdata_and_instructions_that_would_end_early_refused(vo
   s_refused(doc, s_set(pi, "data", ens_str(" lead")), ENS_EFORMAT, "starts with a blank");
   s_refused(doc, s_set(pi, "target", ens_str("XmL")), ENS_EFORMAT, "'xml'");
   s_refused(doc, s_set(pi, "target", ens_str("a b")), ENS_EFORMAT, "blank");
+  /* written as <!---->, <![CDATA[]]> and <?t?>, they would read back
+   * with a text (a data) of "" */
+  s_refused(doc, s_set(comment, "text", ens_nil()), ENS_EFORMAT, "needs a 'text'");
+  s_refused(doc, s_set(cdata, "text", ens_nil()), ENS_EFORMAT, "needs a 'text'");
+  s_refused(doc, s_set(pi, "data", ens_nil()), ENS_EFORMAT, "needs a 'data'");
+  const ens_obj *text = s_get(doc, "text");
+  s_refused(doc, s_insert(doc, text, 0, ENS_SVG_COMMENT, NULL, ens_nil()), ENS_EFORMAT, "needs a 'text'");
+  s_refused(doc, s_insert(doc, text, 0, ENS_SVG_CDATA, NULL, ens_nil()), ENS_EFORMAT, "needs a 'text'");
+  s_refused(doc, s_insert(doc, text, 0, ENS_SVG_PI, "target", ens_str("tool")), ENS_EFORMAT, "needs a 'data'");
+  s_accepted(doc, s_insert(doc, text, 0, ENS_SVG_COMMENT, "text", ens_str("")));
+  s_accepted(doc, s_set(comment, "text", ens_str("")));
+  s_accepted(doc, s_set(pi, "data", ens_str("")));
   s_accepted(doc, s_set(comment, "text", ens_str(" a - b ")));
   s_accepted(doc, s_set(cdata, "text", ens_str("a]]b>")));
   s_accepted(doc, s_set(pi, "data", ens_str("a ? > b")));

@@ -540,6 +540,10 @@ void ens_doc_set_site(ens_doc *doc, uint32_t site) {
       }
 }
 
+void ens__doc_id_floor(ens_doc *doc, uint64_t floor) {
+  if (floor > doc->counter) doc->counter = floor;
+}
+
 ens_id ens_doc_new_id(ens_doc *doc) {
   const uint64_t last = (((uint64_t)1) << ENS_COUNTER_BITS) - 1;
   ens_id id;

@@ -11,10 +11,12 @@
 #include <string.h>
 #include <zmq.h>
 
+#include "../model/doc.h"
 #include "../util/error.h"
 #include "../util/random.h"
 #include "ensemble/format.h"
 #include "ensemble/session.h"
+#include "client_int.h"
 #include "net.h"
 #include "pending.h"
 
@@ -42,6 +44,7 @@ struct ens_session {
   ens__pending pend;
   uint64_t next_ctn;
   uint32_t site;
+  uint64_t floor;       /* our ids' counters lie above it (the welcome's) */
   uint64_t epoch, seq;  /* what the document holds (0, 0 asks for a snapshot) */
   uint64_t server_epoch; /* the history our transaction numbers belong to */
   s_state state;
@@ -49,6 +52,7 @@ struct ens_session {
   uint32_t window, heartbeat_ms;
   int64_t last_recv, last_send, last_ping, next_attempt;
   uint64_t received, reported; /* bytes received on this connection; the last count a ping told */
+  uint64_t mark;               /* the latest pong's mark, echoed by pings: the server's proof we read */
   uint32_t backoff;
   ens_buf snap;
   uint64_t snap_seq, snap_count, snap_next;
@@ -62,7 +66,18 @@ struct ens_session {
   uint64_t token;
   ens_buf scratch;
   int err; /* an error inside the observer, reported by the next call */
+  /* detached (client_int.h): no socket; what is sent goes to wire, and
+   * the clock is the caller's */
+  ens__session_wire_fn wire;
+  void *wire_user;
+  int linked;  /* detached: the connection is open */
+  int64_t now; /* detached: the caller's last time */
 };
+
+static int64_t s_now(const ens_session *s) { return s->wire ? s->now : ens__now_ms(); }
+
+/* A connection is open (a socket, or a detached session's link). */
+static int s_open(const ens_session *s) { return s->sock != NULL || s->linked; }
 
 static void s_event(ens_session *s, ens_session_event *ev) {
   if (s->opts.on_event) s->opts.on_event(s, ev, s->opts.user);
@@ -79,9 +94,17 @@ static void s_event_simple(ens_session *s, ens_session_event_kind kind, const ch
 /* --- connection ----------------------------------------------------------------- */
 
 static int s_send(ens_session *s, const ens__msg *m) {
-  if (!s->sock) return ENS_EIO;
-  int rc = ens__net_send_msg(s->sock, NULL, 0, m, &s->scratch);
-  if (rc == 0) s->last_send = ens__now_ms();
+  if (!s_open(s)) return ENS_EIO;
+  int rc;
+  if (s->wire) {
+    s->scratch.len = 0;
+    rc = ens__msg_encode(m, &s->scratch);
+    if (rc == 0 && s->wire(s->scratch.data, s->scratch.len, s->wire_user))
+      rc = ens__error(ENS_EIO, "send: the connection takes nothing now");
+  } else {
+    rc = ens__net_send_msg(s->sock, NULL, 0, m, &s->scratch);
+  }
+  if (rc == 0) s->last_send = s_now(s);
   return rc;
 }
 
@@ -102,6 +125,7 @@ static void s_close(ens_session *s) {
   if (s->sock) zmq_close(s->sock);
   if (s->monitor) zmq_close(s->monitor);
   s->sock = s->monitor = NULL;
+  s->linked = 0;
 }
 
 static void s_drop(ens_session *s, const char *why);
@@ -181,13 +205,14 @@ static void s_drop(ens_session *s, const char *why) {
   if (s->state == S_FAILED) return;
   s_close(s);
   s->state = S_DOWN;
-  uint32_t jitter = (uint32_t)(ens__random_u64() % (s->backoff / 2 + 1));
-  s->next_attempt = ens__now_ms() + s->backoff / 2 + jitter;
+  /* detached, no jitter: the caller's script of calls always does the same */
+  uint32_t jitter = s->wire ? 0 : (uint32_t)(ens__random_u64() % (s->backoff / 2 + 1));
+  s->next_attempt = s_now(s) + s->backoff / 2 + jitter;
   s->backoff = s->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : s->backoff * 2;
   s_event_simple(s, ENS_SESSION_RECONNECTING, why);
 }
 
-static int s_connect(ens_session *s) {
+static int s_socket(ens_session *s) {
   s->sock = zmq_socket(s->ctx, ZMQ_DEALER);
   if (!s->sock) return ens__error(ENS_EIO, "zmq socket: %s", zmq_strerror(errno));
   s->rcvtimeo = -1;
@@ -214,6 +239,16 @@ static int s_connect(ens_session *s) {
     s_close(s);
     return rc;
   }
+  return 0;
+}
+
+static int s_connect(ens_session *s) {
+  if (s->wire) {
+    s->linked = 1;
+  } else {
+    int rc = s_socket(s);
+    if (rc) return rc;
+  }
   ens__msg *m = s_msg(ENS_MSG_HELLO);
   m->vmin = ENS_PROTO_VERSION_MIN;
   m->vmax = ENS_PROTO_VERSION;
@@ -221,8 +256,9 @@ static int s_connect(ens_session *s) {
   m->epoch = s->doc ? s->epoch : 0;
   m->seq = s->doc ? s->seq : 0;
   s->state = S_HELLO;
-  s->last_recv = ens__now_ms();
+  s->last_recv = s_now(s);
   s->received = s->reported = 0;
+  s->mark = 0;
   s->snap.len = 0;
   return s_send(s, m);
 }
@@ -232,8 +268,9 @@ static void s_ping(ens_session *s) {
   m->token = ++s->token;
   m->received = s->received;
   m->has_received = 1;
+  m->mark = s->mark;
   if (s_send(s, m) == 0) {
-    s->last_ping = ens__now_ms();
+    s->last_ping = s_now(s);
     s->reported = s->received;
   }
 }
@@ -348,6 +385,7 @@ static int s_on_welcome(ens_session *s, const ens__msg *m) {
     return 0;
   }
   s->site = (uint32_t)m->site;
+  s->floor = m->floor;
   s->welcome_head = m->seq;
   s->welcome_ctn = m->ctn;
   s->window = m->window > 4096 ? 4096 : (uint32_t)m->window;
@@ -362,10 +400,11 @@ static int s_on_welcome(ens_session *s, const ens__msg *m) {
   if (s->next_ctn <= m->ctn) s->next_ctn = m->ctn + 1; /* never reuse a number the server has seen */
   s->server_epoch = m->epoch;
   if (m->mode == 1) {
+    /* the epoch goes with the snapshot: until it has come whole, the
+     * document and what a hello says are still the old history's */
     s->state = S_SNAPSHOT;
     s->snap.len = 0;
     s->snap_next = 0;
-    s->epoch = m->epoch;
     return 0;
   }
   if (!s->doc || m->epoch != s->epoch || m->seq < s->seq) {
@@ -373,6 +412,7 @@ static int s_on_welcome(ens_session *s, const ens__msg *m) {
     return 0;
   }
   if (ens_doc_site(s->doc) != s->site) ens_doc_set_site(s->doc, s->site);
+  ens__doc_id_floor(s->doc, s->floor);
   s->state = S_CATCHUP;
   s_caught_up(s);
   return 0;
@@ -399,6 +439,7 @@ static int s_on_snapshot(ens_session *s, const ens__msg *m) {
     return 0;
   }
   ens_doc_set_site(doc, s->site);
+  ens__doc_id_floor(doc, s->floor);
   int had = s->doc != NULL;
   ens__pending_rebase_onto(&s->pend, doc, NULL, s->welcome_ctn);
   if ((rc = s_adopt(s, doc))) {
@@ -406,6 +447,7 @@ static int s_on_snapshot(ens_session *s, const ens__msg *m) {
     return rc;
   }
   s->pend.undo = s->undo;
+  s->epoch = s->server_epoch; /* the welcome's, on this connection */
   s->seq = s->snap_seq;
   s->state = S_CATCHUP;
   if (had) s_event_simple(s, ENS_SESSION_RESET, NULL);
@@ -632,7 +674,7 @@ static int s_handle(ens_session *s, const void *data, size_t len) {
     s_drop(s, "a malformed message from the server");
     return 0;
   }
-  s->last_recv = ens__now_ms();
+  s->last_recv = s_now(s);
   switch (m.type) {
   case ENS_MSG_WELCOME: return s_on_welcome(s, &m);
   case ENS_MSG_SNAPSHOT: return s_on_snapshot(s, &m);
@@ -657,12 +699,16 @@ static int s_handle(ens_session *s, const void *data, size_t len) {
     char why[ENS_MAX_TEXT + 1];
     memcpy(why, m.text, m.ntext);
     why[m.ntext] = '\0';
-    s_reject_head(s, m.code <= 64 ? -(int)m.code : ENS_EINVAL, why);
+    /* the library's code made positive (docs/protocol.md); 0 is no error
+     * and must not reach the user as one that reads as success */
+    s_reject_head(s, m.code >= 1 && m.code <= 64 ? -(int)m.code : ENS_EINVAL, why);
     return 0;
   }
   case ENS_MSG_PRESENCE: s_on_presence(s, &m); return 0;
   case ENS_MSG_BYE: s_on_bye(s, &m); return 0;
-  case ENS_MSG_PONG: return 0;
+  case ENS_MSG_PONG:
+    if (m.mark) s->mark = m.mark;
+    return 0;
   case ENS_MSG_ERROR: {
     char why[ENS_MAX_TEXT + 1];
     memcpy(why, m.text, m.ntext);
@@ -691,13 +737,52 @@ static void s_send_presence(ens_session *s) {
   if (s_send(s, m) == 0) s->presence_dirty = 0;
 }
 
+/* Down, and the backoff has passed: a new connection and its hello. */
+static void s_redial(ens_session *s, int64_t now) {
+  if (s->state != S_DOWN || now < s->next_attempt) return;
+  int rc = s_connect(s);
+  if (rc) s_drop(s, ens_error_last());
+}
+
+/* One message read from the connection, and a ping when enough has been
+ * read since the last one said so. */
+static int s_receive(ens_session *s, const void *data, size_t len) {
+  s->received += len;
+  int rc = s_handle(s, data, len);
+  if (rc) return rc;
+  if (s_open(s) && s->state != S_HELLO && s->received - s->reported >= REPORT_EVERY) s_ping(s);
+  return 0;
+}
+
+/* After reading: a silent server means a new connection; otherwise what
+ * waits goes out. */
+static void s_after_read(ens_session *s) {
+  if (!s_open(s)) return;
+  int64_t now = s_now(s);
+  int64_t hb = s->heartbeat_ms ? s->heartbeat_ms : 500;
+  if (now - s->last_recv > 3 * hb + 500) {
+    s_drop(s, "the server is silent");
+    return;
+  }
+  s_send_pending(s);
+  s_send_presence(s);
+  /* a ping every heartbeat, busy or not: it tells the server how much
+   * we have read, which bounds what it queues for us */
+  if (s_open(s) && s->state != S_HELLO && now - s->last_ping >= hb) s_ping(s);
+}
+
+static int s_take_err(ens_session *s) {
+  int rc = s->err;
+  s->err = 0;
+  return rc;
+}
+
 int ens_session_poll(ens_session *s, int timeout_ms) {
   if (s->state == S_FAILED) return ens__error(ENS_EIO, "the server refused this session");
-  int64_t now = ens__now_ms();
+  int64_t now = s_now(s);
   if (s->state == S_DOWN) {
     if (now >= s->next_attempt) {
-      int rc = s_connect(s);
-      if (rc) s_drop(s, ens_error_last());
+      s_redial(s, now);
     } else {
       int64_t wait = s->next_attempt - now;
       if (timeout_ms < 0 || wait < timeout_ms) timeout_ms = (int)wait;
@@ -725,11 +810,9 @@ int ens_session_poll(ens_session *s, int timeout_ms) {
         break;
       }
       handled++;
-      s->received += zmq_msg_size(&msg);
-      int rc = s_handle(s, zmq_msg_data(&msg), zmq_msg_size(&msg));
+      int rc = s_receive(s, zmq_msg_data(&msg), zmq_msg_size(&msg));
       zmq_msg_close(&msg);
       if (rc) return rc;
-      if (s->sock && s->state != S_HELLO && s->received - s->reported >= REPORT_EVERY) s_ping(s);
     }
     /* The monitor when nothing came: a refused handshake or a closed
      * connection means silence on sock, so it is seen within one wait;
@@ -740,33 +823,40 @@ int ens_session_poll(ens_session *s, int timeout_ms) {
   } else if (timeout_ms > 0) {
     zmq_poll(NULL, 0, timeout_ms);
   }
-  if (s->err) {
-    int rc = s->err;
-    s->err = 0;
-    return rc;
-  }
-  now = ens__now_ms();
-  if (s->sock) {
-    int64_t hb = s->heartbeat_ms ? s->heartbeat_ms : 500;
-    if (now - s->last_recv > 3 * hb + 500) {
-      s_drop(s, "the server is silent");
-      return 0;
-    }
-    s_send_pending(s);
-    s_send_presence(s);
-    /* a ping every heartbeat, busy or not: it tells the server how much
-     * we have read, which bounds what it queues for us */
-    if (s->sock && s->state != S_HELLO && now - s->last_ping >= hb) s_ping(s);
-  }
+  int rc = s_take_err(s);
+  if (rc) return rc;
+  s_after_read(s);
   return 0;
 }
+
+/* --- detached (client_int.h) --------------------------------------------------------- */
+
+int ens__session_handle(ens_session *s, const void *data, size_t len, int64_t now_ms) {
+  s->now = now_ms;
+  if (!s->linked) return 0;
+  s->budget = POLL_BUDGET;
+  int rc = s_receive(s, data, len);
+  return rc ? rc : s_take_err(s);
+}
+
+int ens__session_tick(ens_session *s, int64_t now_ms) {
+  s->now = now_ms;
+  if (s->state == S_FAILED) return ens__error(ENS_EIO, "the server refused this session");
+  s_redial(s, now_ms);
+  int rc = s_take_err(s);
+  if (rc) return rc;
+  s_after_read(s);
+  return 0;
+}
+
+const ens__pending *ens__session_queue(const ens_session *s) { return &s->pend; }
 
 /* --- the user's side -------------------------------------------------------------- */
 
 static int s_after_local(ens_session *s, int rc) {
   if (s->err && !rc) rc = s->err;
   s->err = 0;
-  if (rc == 0 && s->sock) s_send_pending(s);
+  if (rc == 0 && s_open(s)) s_send_pending(s);
   return rc;
 }
 
@@ -775,13 +865,20 @@ int ens_session_commit(ens_session *s, const ens_txn *txn) {
   return s_after_local(s, ens_undo_commit(s->undo, txn));
 }
 
+/* Before the first snapshot there is nothing to undo or redo: said as the
+ * undo manager says it, with the report cleared as it clears it. */
+static int s_nothing_yet(ens_undo_report *report) {
+  if (report) memset(report, 0, sizeof *report);
+  return ens__error(ENS_EEMPTY, "the session has no document yet");
+}
+
 int ens_session_undo(ens_session *s, ens_undo_report *report) {
-  if (!s->doc) return ens__error(ENS_EINVAL, "the session has no document yet");
+  if (!s->doc) return s_nothing_yet(report);
   return s_after_local(s, ens_undo_undo(s->undo, report));
 }
 
 int ens_session_redo(ens_session *s, ens_undo_report *report) {
-  if (!s->doc) return ens__error(ENS_EINVAL, "the session has no document yet");
+  if (!s->doc) return s_nothing_yet(report);
   return s_after_local(s, ens_undo_redo(s->undo, report));
 }
 
@@ -809,6 +906,11 @@ ens_undo *ens_session_undo_manager(ens_session *s) { return s->undo; }
 int ens_session_is_live(const ens_session *s) { return s->state == S_LIVE; }
 uint64_t ens_session_seq(const ens_session *s) { return s->seq; }
 uint32_t ens_session_site(const ens_session *s) { return s->site; }
+
+void ens_session_set_doc_site(const ens_session *s, ens_doc *doc) {
+  ens_doc_set_site(doc, s->site);
+  ens__doc_id_floor(doc, s->floor);
+}
 uint64_t ens_session_epoch(const ens_session *s) { return s->epoch; }
 size_t ens_session_pending(const ens_session *s) { return s->pend.n; }
 
@@ -819,10 +921,11 @@ void ens_session_reconnect(ens_session *s) {
   s->next_attempt = 0;
 }
 
-int ens_session_new(const ens_session_opts *opts, ens_session **out) {
+/* A session with a socket (wire NULL), or a detached one. */
+static int s_new(const ens_session_opts *opts, ens__session_wire_fn wire, void *user, ens_session **out) {
   *out = NULL;
-  if (!opts || !opts->endpoint) return ens__error(ENS_EINVAL, "a session needs an endpoint");
-  if (opts->server_key || opts->secret_key || opts->public_key) {
+  if (!opts || (!wire && !opts->endpoint)) return ens__error(ENS_EINVAL, "a session needs an endpoint");
+  if (!wire && (opts->server_key || opts->secret_key || opts->public_key)) {
     if (!opts->server_key || !opts->secret_key)
       return ens__error(ENS_EINVAL, "encryption needs the server's public key and this client's secret key");
     if (!ens_key_is_valid(opts->server_key) || !ens_key_is_valid(opts->secret_key) ||
@@ -834,20 +937,24 @@ int ens_session_new(const ens_session_opts *opts, ens_session **out) {
   if (!s) return ens__error(ENS_ENOMEM, "out of memory creating a session");
   s->opts = *opts;
   s->opts.server_key = s->opts.public_key = s->opts.secret_key = NULL; /* kept below, not borrowed */
-  if (opts->server_key) {
+  s->wire = wire;
+  s->wire_user = user;
+  if (!wire && opts->server_key) {
     s->curve = 1;
     memcpy(s->server_key, opts->server_key, ENS_KEY_LEN + 1);
     memcpy(s->secret_key, opts->secret_key, ENS_KEY_LEN + 1);
     if (opts->public_key) memcpy(s->public_key, opts->public_key, ENS_KEY_LEN + 1);
     else zmq_curve_public(s->public_key, s->secret_key);
   }
-  s->endpoint = strdup(opts->endpoint);
+  s->endpoint = strdup(opts->endpoint ? opts->endpoint : "");
   s->name = strdup(opts->name ? opts->name : "");
   int rc = 0;
   if (!s->endpoint || !s->name) rc = ens__error(ENS_ENOMEM, "out of memory creating a session");
   else if (strlen(s->name) > ENS_MAX_NAME) rc = ens__error(ENS_ELIMIT, "a name longer than %d bytes", ENS_MAX_NAME);
   else rc = ens__random(s->client, sizeof s->client);
-  if (!rc && opts->zmq_context) {
+  if (!rc && wire) {
+    /* no socket, no context */
+  } else if (!rc && opts->zmq_context) {
     s->ctx = opts->zmq_context;
   } else if (!rc) {
     s->ctx = zmq_ctx_new();
@@ -866,13 +973,24 @@ int ens_session_new(const ens_session_opts *opts, ens_session **out) {
   return 0;
 }
 
+int ens_session_new(const ens_session_opts *opts, ens_session **out) { return s_new(opts, NULL, NULL, out); }
+
+int ens__session_new_detached(const ens_session_opts *opts, ens__session_wire_fn wire, void *user,
+                              ens_session **out) {
+  if (!wire) {
+    *out = NULL;
+    return ens__error(ENS_EINVAL, "a detached session needs a function that takes what it sends");
+  }
+  return s_new(opts, wire, user, out);
+}
+
 void ens_session_free(ens_session *s) {
   if (!s) return;
-  if (s->sock && (s->state == S_LIVE || s->state == S_CATCHUP)) {
+  if (s_open(s) && (s->state == S_LIVE || s->state == S_CATCHUP)) {
     ens__msg *m = s_msg(ENS_MSG_BYE);
     s_send(s, m);
     int linger = 100; /* long enough for the bye to leave */
-    zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
+    if (s->sock) zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
   }
   s_close(s);
   if (s->ctx && s->own_ctx) zmq_ctx_term(s->ctx);

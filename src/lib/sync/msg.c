@@ -12,6 +12,7 @@ typedef enum {
   F_END = 0,
   F_VMIN, F_VMAX, F_VERSION, F_EPOCH, F_SEQ, F_SITE, F_CTN, F_MODE, F_WINDOW, F_HEARTBEAT, F_MAXMSG,
   F_INDEX, F_COUNT, F_CODE, F_COLOUR, F_TOKEN,
+  F_RECEIVED, F_TIME, F_MARK, F_FLOOR, /* optional, after a type's layout */
   F_CLIENT, /* bin 16 */
   F_BYTES,  /* bin */
   F_NAME,   /* str <= ENS_MAX_NAME */
@@ -35,6 +36,18 @@ static const s_field s_layout[ENS_MSG_LAST + 1][MAXF] = {
     [ENS_MSG_PONG] = {F_TOKEN, F_SEQ},
     [ENS_MSG_ERROR] = {F_CODE, F_TEXT},
     [ENS_MSG_ENTRIES] = {F_SEQ, F_ITEMS},
+};
+
+/* Fields added within version 1, after a type's layout and in this order.
+ * Each may be absent (older peers): a writer leaves out those after the
+ * last it has, and writes 0 for one it lacks before that. */
+#define MAXOPT 2
+static const s_field s_optional[ENS_MSG_LAST + 1][MAXOPT] = {
+    [ENS_MSG_WELCOME] = {F_FLOOR},
+    [ENS_MSG_TXN] = {F_TIME},
+    [ENS_MSG_ENTRY] = {F_TIME},
+    [ENS_MSG_PING] = {F_RECEIVED, F_MARK},
+    [ENS_MSG_PONG] = {F_MARK},
 };
 
 const char *ens__msg_name(int type) {
@@ -61,6 +74,10 @@ static uint64_t *s_num(ens__msg *m, s_field f) {
   case F_CODE: return &m->code;
   case F_COLOUR: return &m->colour;
   case F_TOKEN: return &m->token;
+  case F_RECEIVED: return &m->received;
+  case F_TIME: return &m->time_us;
+  case F_MARK: return &m->mark;
+  case F_FLOOR: return &m->floor;
   default: return NULL;
   }
 }
@@ -71,13 +88,29 @@ static int s_nfields(int type) {
   return n;
 }
 
+static int s_has(const ens__msg *m, s_field f) {
+  switch (f) {
+  case F_RECEIVED: return m->has_received;
+  case F_TIME: return m->has_time;
+  case F_MARK: return m->mark != 0;
+  case F_FLOOR: return m->floor != 0;
+  default: return 0;
+  }
+}
+
+/* How many of type's optional fields m writes: up to the last it has. */
+static int s_noptional(const ens__msg *m, int type) {
+  int n = 0;
+  for (int i = 0; i < MAXOPT && s_optional[type][i] != F_END; i++)
+    if (s_has(m, s_optional[type][i])) n = i + 1;
+  return n;
+}
+
 int ens__msg_encode(const ens__msg *m, ens_buf *out) {
   int type = (int)m->type;
   if (type < ENS_MSG_HELLO || type > ENS_MSG_LAST) return ens__error(ENS_EINVAL, "unknown message type %d", type);
   int n = s_nfields(type);
-  /* optional additions within version 1: ping's received, a change's time */
-  int extra = (type == ENS_MSG_PING && m->has_received) ||
-              ((type == ENS_MSG_TXN || type == ENS_MSG_ENTRY) && m->has_time);
+  int extra = s_noptional(m, type);
   ens__mp_array(out, (uint32_t)(n + 1 + extra));
   ens__mp_uint(out, (uint64_t)type);
   for (int i = 0; i < n; i++) {
@@ -114,7 +147,7 @@ int ens__msg_encode(const ens__msg *m, ens_buf *out) {
     default: ens__mp_uint(out, *s_num((ens__msg *)m, f)); break;
     }
   }
-  if (extra) ens__mp_uint(out, type == ENS_MSG_PING ? m->received : m->time_us);
+  for (int i = 0; i < extra; i++) ens__mp_uint(out, *s_num((ens__msg *)m, s_optional[type][i]));
   if (out->oom) return ens__error(ENS_ENOMEM, "out of memory encoding a %s message", ens__msg_name(type));
   return 0;
 }
@@ -131,6 +164,7 @@ static int s_check(const ens__msg *m) {
     else if (m->site == 0 || m->site > ENS_SITE_MAX) why = "site out of range";
     else if (m->mode > 1) why = "unknown mode";
     else if (m->window == 0) why = "window 0";
+    else if (m->floor >> ENS_COUNTER_BITS) why = "floor out of range";
     break;
   case ENS_MSG_SNAPSHOT:
     if (m->count == 0 || m->index >= m->count) why = "chunk index out of range";
@@ -326,16 +360,13 @@ int ens__msg_decode(const void *data, size_t len, ens__msg *m) {
     default: *s_num(m, f) = ens__mp_read_uint(&r); break;
     }
   }
-  /* additions within version 1, optional: ping's received, a change's time */
+  /* additions within version 1, optional */
   uint32_t i = (uint32_t)nf + 1;
-  if (type == ENS_MSG_PING && i < n && !r.err) {
-    m->received = ens__mp_read_uint(&r);
-    m->has_received = !r.err;
-    i++;
-  } else if ((type == ENS_MSG_TXN || type == ENS_MSG_ENTRY) && i < n && !r.err) {
-    m->time_us = ens__mp_read_uint(&r);
-    m->has_time = !r.err;
-    i++;
+  for (int k = 0; k < MAXOPT && s_optional[type][k] != F_END && i < n && !r.err; k++, i++) {
+    s_field f = s_optional[type][k];
+    *s_num(m, f) = ens__mp_read_uint(&r);
+    if (f == F_RECEIVED) m->has_received = !r.err;
+    if (f == F_TIME) m->has_time = !r.err;
   }
   /* later minor additions: extra fields are skipped, not understood */
   for (; i < n && !r.err; i++) ens__mp_skip(&r, 8);

@@ -53,6 +53,7 @@ enum {
 /* Fields a type does not use are zero. Which field holds what:
  *   hello     vmin vmax client epoch seq(=last_seq)
  *   welcome   version epoch site seq(=head) ctn(=last_ctn) mode window heartbeat_ms max_message
+ *             floor (optional: the counter the client's ids lie above)
  *   snapshot  seq index count bytes
  *   entry     seq site ctn bytes(=txn)
  *   txn       ctn bytes(=txn)
@@ -60,9 +61,10 @@ enum {
  *   reject    ctn code text(=reason)
  *   presence  site text(=name) colour sel
  *   bye       site
- *   ping      token received (optional: bytes this connection has received)
+ *   ping      token received mark (optional: bytes this connection has
+ *             received; the mark of the latest pong it read)
  *   txn, entry also time_us (optional: the author's clock at commit)
- *   pong      token seq(=head)
+ *   pong      token seq(=head) mark (optional: a number the next pings echo)
  *   error     code text(=message)
  *   entries   seq(=first) count bytes(=the items, encoded; read them with
  *             ens__entries_next) */
@@ -72,6 +74,10 @@ typedef struct {
   uint64_t index, count, code, colour, token;
   uint64_t received; /* ping: a field added after version 1's first layout, absent from older clients */
   int has_received;
+  /* Later additions within version 1, 0 when absent: pong's mark (a
+   * number the server chose) and ping's echo of the latest one read; the
+   * welcome's floor, the counter above which the client makes its ids. */
+  uint64_t mark, floor;
   /* txn and entry: when the author committed it, microseconds since 1970
    * on the author's clock; a later addition within version 1, absent
    * from older peers and from entries sent in catch-up */

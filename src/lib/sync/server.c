@@ -16,6 +16,7 @@
 
 #include "../txn/ops.h"
 #include "../util/error.h"
+#include "../util/random.h"
 #include "ensemble/format.h"
 #include "ensemble/session.h"
 #include "keys.h"
@@ -56,14 +57,62 @@
 #define HELLO_BURST 32
 #define HELLO_EVERY_MS 100
 #define CLIENTS_PER_KEY 64
+/* Sites (docs/protocol.md, "Sites"). A client id that has had nothing
+ * accepted and has no connection is idle, and its site can be taken back:
+ * it made no object the document holds or held, and the ids it may still
+ * hold unsent lie below its floor + SITE_GAP, where the next owner's
+ * begin. At most IDLE_CLIENTS idle ones keep their sites; past that, or
+ * once no fresh site is left, a newcomer takes the site of the idle one
+ * seen least recently. So hellos alone never use sites up, and the
+ * clients table stays within the clients that made something, those
+ * connected and IDLE_CLIENTS. */
+#define IDLE_CLIENTS 4096
+#define SITE_GAP ((uint64_t)1 << 28) /* more ids than one client makes without ever committing */
+#define COUNTER_END ((uint64_t)1 << ENS_COUNTER_BITS)
+/* Proof of reading: each pong carries a mark, a random number, and a ping
+ * echoes the latest one its client read; the server counts a connection
+ * as having read up to the end of the first pong that carried the mark
+ * it echoes. A claimed count of bytes read proves nothing. MARKS pongs'
+ * marks are outstanding at most; later pongs repeat the newest. */
+#define MARKS 8
+/* Forgotten connections whose counts are kept (s_gone), the oldest
+ * replaced first. */
+#define GONE_MAX MAX_PEERS
 
 typedef struct {
   unsigned char id[ENS_CLIENT_ID_LEN];
   uint32_t site;
   uint64_t last_ctn; /* decided: accepted or rejected, durable or in the open group */
+  uint64_t floor;    /* its ids' counters lie above this */
+  int made;          /* a transaction of it was accepted: its site is its own for good */
+  int connected;     /* a peer is this client */
+  int64_t seen;      /* when it last said hello or left (ms; 0: not since the server started) */
   int dirty;         /* its record changed in the open group: a new site, or last_ctn */
   char owner[65];    /* the key name that first said hello with this id (since the server started) */
 } s_client;
+
+/* What one connection holds in our queues: bytes sent to it, bytes it
+ * has proven it read (MARKS), and its latest catch-up (snapshot or log
+ * entries): where it ended and its size. Until the client has read past
+ * it, the catch-up may wait whole on top of the budget (max_unread). */
+typedef struct {
+  uint64_t sent, read;
+  uint64_t caught, catchup;
+  uint64_t mark[MARKS], mark_at[MARKS]; /* outstanding marks, oldest first, and where each pong ended */
+  int nmarks;
+} s_unread;
+
+/* A connection whose peer was forgotten (dropped, silent, or replaced)
+ * with bytes it never proved it read: ZeroMQ may still hold them, and
+ * cannot be told to close it. A hello on it again goes on from these
+ * counts, and one already over its budget is not answered at all, so
+ * that saying hello again never buys a connection a fresh budget. */
+typedef struct {
+  unsigned char rid[256];
+  size_t rid_len;
+  s_unread u;
+  int over; /* beyond its budget: nothing more is sent to it */
+} s_gone;
 
 typedef struct {
   unsigned char rid[256];
@@ -82,10 +131,8 @@ typedef struct {
   int held_open;
   int64_t last_send_us;
   int dead;
-  /* What this connection holds in our queues: bytes sent to it, bytes it
-   * says it has read (its pings), and the size of its latest catch-up
-   * (snapshot or log entries), which may wait whole on top of the budget. */
-  uint64_t sent, read, allowance;
+  s_unread u;
+  int in_catchup; /* its catch-up is being sent: no budget applies */
 } s_peer;
 
 /* Something to send once the open group is durable, in order. */
@@ -114,8 +161,17 @@ struct ens_server {
   s_client **clients; /* each allocated alone: peers and replies point at them */
   size_t nclients, capclients;
   uint32_t next_site;
+  uint32_t site_max; /* ENS_SITE_MAX, smaller in tests */
+  size_t idle_max;   /* IDLE_CLIENTS, smaller in tests */
+  /* clients forgotten in the open group, their sites handed on: their
+   * records go in the same commit as the new owners' */
+  unsigned char (*forget)[ENS_CLIENT_ID_LEN];
+  size_t nforget, capforget;
+  int64_t now; /* the latest time handed to the server (ms) */
   s_peer *peers[MAX_PEERS];
   size_t npeers;
+  s_gone *gone; /* GONE_MAX, allocated when the first is kept */
+  size_t ngone, gone_next;
   s_out *out;
   size_t nout, capout;
   size_t ndirty; /* clients whose record the open group must write */
@@ -138,13 +194,20 @@ struct ens_server {
 
 /* --- clients and peers --------------------------------------------------------- */
 
+/* The host's own changes (ens_server_commit) go in the name of a client
+ * whose id is all zeros: no client draws that from its random source,
+ * and a hello with it is refused, so nobody can speak for the host. */
+static const unsigned char s_host_id[ENS_CLIENT_ID_LEN];
+
+static int s_is_host_id(const unsigned char *id) { return memcmp(id, s_host_id, ENS_CLIENT_ID_LEN) == 0; }
+
 static s_client *s_client_find(ens_server *s, const unsigned char *id) {
   for (size_t i = 0; i < s->nclients; i++)
     if (memcmp(s->clients[i]->id, id, ENS_CLIENT_ID_LEN) == 0) return s->clients[i];
   return NULL;
 }
 
-static int s_client_add(ens_server *s, const unsigned char *id, uint32_t site, uint64_t last_ctn, s_client **out) {
+static int s_client_add(ens_server *s, const ens__client_rec *rec, s_client **out) {
   if (s->nclients == s->capclients) {
     size_t cap = s->capclients ? s->capclients * 2 : 64;
     s_client **n = realloc(s->clients, cap * sizeof *n);
@@ -155,25 +218,62 @@ static int s_client_add(ens_server *s, const unsigned char *id, uint32_t site, u
   s_client *c = calloc(1, sizeof *c);
   if (!c) return ens__error(ENS_ENOMEM, "out of memory adding a client");
   s->clients[s->nclients++] = c;
-  memcpy(c->id, id, ENS_CLIENT_ID_LEN);
-  c->site = site;
-  c->last_ctn = last_ctn;
+  memcpy(c->id, rec->id, ENS_CLIENT_ID_LEN);
+  c->site = rec->site;
+  c->last_ctn = rec->last_ctn;
+  c->floor = rec->floor;
+  c->made = rec->made || s_is_host_id(rec->id); /* the host's site is never handed on */
   c->dirty = 0;
-  if (site >= s->next_site) s->next_site = site + 1;
+  if (rec->site >= s->next_site) s->next_site = rec->site + 1;
   if (out) *out = c;
   return 0;
 }
 
-static int s_load_client(const unsigned char *id, uint32_t site, uint64_t last_ctn, void *user) {
-  return s_client_add(user, id, site, last_ctn, NULL);
+static int s_load_client(const ens__client_rec *rec, void *user) { return s_client_add(user, rec, NULL); }
+
+static ens__client_rec s_rec(const s_client *c) {
+  ens__client_rec r = {c->id, c->site, c->last_ctn, c->floor, c->made};
+  return r;
 }
 
-/* The host's own changes (ens_server_commit) go in the name of a client
- * whose id is all zeros: no client draws that from its random source,
- * and a hello with it is refused, so nobody can speak for the host. */
-static const unsigned char s_host_id[ENS_CLIENT_ID_LEN];
-
-static int s_is_host_id(const unsigned char *id) { return memcmp(id, s_host_id, ENS_CLIENT_ID_LEN) == 0; }
+/* A site for a new client id, and the floor of its ids: a fresh site
+ * while there are some and fewer than idle_max clients are idle, else the
+ * site of the idle client seen least recently, which is forgotten (in the
+ * open group). A site is handed on while its floor leaves a new owner
+ * SITE_GAP ids. ENS_ELIMIT when every site is taken. */
+static int s_site_for(ens_server *s, uint32_t *site, uint64_t *floor) {
+  size_t idle = 0, lru = 0;
+  s_client *old = NULL;
+  for (size_t i = 0; i < s->nclients; i++) {
+    s_client *c = s->clients[i];
+    if (c->made || c->connected || c->dirty) continue; /* dirty: the open group names it */
+    idle++;
+    if (c->floor >= COUNTER_END - 2 * SITE_GAP) continue;
+    if (!old || c->seen < old->seen) {
+      old = c;
+      lru = i;
+    }
+  }
+  if (s->next_site <= s->site_max && (idle < s->idle_max || !old)) {
+    *site = s->next_site;
+    *floor = 0;
+    return 0;
+  }
+  if (!old) return ens__error(ENS_ELIMIT, "no sites left");
+  if (s->nforget == s->capforget) {
+    size_t cap = s->capforget ? s->capforget * 2 : 4;
+    void *n = realloc(s->forget, cap * sizeof *s->forget);
+    if (!n) return ens__error(ENS_ENOMEM, "out of memory handing a site on");
+    s->forget = n;
+    s->capforget = cap;
+  }
+  memcpy(s->forget[s->nforget++], old->id, ENS_CLIENT_ID_LEN);
+  *site = old->site;
+  *floor = old->floor + SITE_GAP;
+  free(old);
+  s->clients[lru] = s->clients[--s->nclients];
+  return 0;
+}
 
 static void s_dirty(ens_server *s, s_client *c) {
   if (!c->dirty) s->ndirty++;
@@ -209,14 +309,21 @@ static const char *s_who(const s_peer *p, char *buf, size_t cap) {
 static void s_fault(ens_server *s, s_peer *p, const void *rid, size_t rid_len, const char *user, int code,
                     const char *why);
 
+/* The catch-up counts on top of the budget until the client has read
+ * past it; what an earlier catch-up on this connection left unread counts
+ * against it. */
+static uint64_t s_budget(const ens_server *s, const s_peer *p) {
+  return s->opts.max_unread + (p->u.read < p->u.caught ? p->u.catchup : 0);
+}
+
 static int s_send(ens_server *s, s_peer *p, const void *bytes, size_t len) {
   if (p->dead) return ENS_EIO;
   p->last_send_us = ens__now_us();
-  p->sent += len;
-  if (p->sent - p->read > s->opts.max_unread + p->allowance) {
+  p->u.sent += len;
+  if (!p->in_catchup && p->u.sent - p->u.read > s_budget(s, p)) {
     char why[128];
     snprintf(why, sizeof why, "too far behind: %llu bytes sent and not yet read",
-             (unsigned long long)(p->sent - p->read));
+             (unsigned long long)(p->u.sent - p->u.read));
     s_fault(s, p, p->rid, p->rid_len, NULL, ENS_PERR_LIMIT, why);
     return ENS_EIO;
   }
@@ -278,9 +385,39 @@ static void s_peer_bye(ens_server *s, s_peer *p) {
   ens__buf_free(&b);
 }
 
+static s_gone *s_gone_find(ens_server *s, const void *rid, size_t len) {
+  for (size_t i = 0; i < s->ngone; i++)
+    if (s->gone[i].rid_len == len && memcmp(s->gone[i].rid, rid, len) == 0) return &s->gone[i];
+  return NULL;
+}
+
+/* Keeps a forgotten peer's counts while it has bytes it never proved it
+ * read (a connection that read everything has nothing to answer for). */
+static void s_gone_keep(ens_server *s, const s_peer *p) {
+  if (p->u.sent == p->u.read) return;
+  if (!s->gone && !(s->gone = calloc(GONE_MAX, sizeof *s->gone))) return; /* out of memory: counts lost, not the server */
+  s_gone *g = s_gone_find(s, p->rid, p->rid_len);
+  if (!g) {
+    if (s->ngone < GONE_MAX) g = &s->gone[s->ngone++];
+    else {
+      g = &s->gone[s->gone_next];
+      s->gone_next = (s->gone_next + 1) % GONE_MAX;
+    }
+  }
+  memcpy(g->rid, p->rid, p->rid_len);
+  g->rid_len = p->rid_len;
+  g->u = p->u;
+  g->over = p->u.sent - p->u.read > s->opts.max_unread + (p->u.read < p->u.caught ? p->u.catchup : 0);
+}
+
 static void s_peer_remove(ens_server *s, size_t i, int tell) {
   s_peer *p = s->peers[i];
   if (tell) s_peer_bye(s, p);
+  s_gone_keep(s, p);
+  if (p->client) {
+    p->client->connected = 0;
+    p->client->seen = s->now;
+  }
   if (p->held_open) s->nheld--;
   ens__buf_free(&p->held);
   free(p->presence);
@@ -450,9 +587,11 @@ static void s_send_accepted(ens_server *s, size_t a, size_t b) {
  * failed commit is fatal: the document holds changes the store does not. */
 static int s_flush(ens_server *s) {
   for (size_t i = 0; i < s->npeers; i++) s->peers[i]->group_txns = 0;
-  if (!s->nout && !s->ndirty) return 0;
+  if (!s->nout && !s->ndirty && !s->nforget) return 0;
   int rc = ens__store_begin(s->store);
   uint64_t seq = s->head;
+  /* before the new owners' records: a site is unique in the table */
+  for (size_t i = 0; i < s->nforget && !rc; i++) rc = ens__store_forget_client(s->store, s->forget[i]);
   for (size_t i = 0; i < s->nout && !rc; i++) {
     s_out *o = &s->out[i];
     if (o->reject) continue;
@@ -461,13 +600,17 @@ static int s_flush(ens_server *s) {
     seq = o->seq;
   }
   for (size_t i = 0; i < s->nclients && s->ndirty && !rc; i++)
-    if (s->clients[i]->dirty) rc = ens__store_set_client(s->store, s->clients[i]->id, s->clients[i]->site, s->clients[i]->last_ctn);
+    if (s->clients[i]->dirty) {
+      ens__client_rec r = s_rec(s->clients[i]);
+      rc = ens__store_set_client(s->store, &r);
+    }
   if (!rc) rc = ens__store_commit(s->store);
   else ens__store_rollback(s->store);
   if (rc) return ens__error_prefix(rc, "the log could not be written; the server stops: ");
   s->head = seq;
   for (size_t i = 0; i < s->nclients && s->ndirty; i++) s->clients[i]->dirty = 0;
   s->ndirty = 0;
+  s->nforget = 0;
 
   /* in order; a reject splits the run of accepted ones, so that its
    * author reads it after the acks before it and before those after */
@@ -533,7 +676,10 @@ static int s_apply_without_missing(ens_server *s, const ens_txn *t, unsigned cha
 static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
   s_client *c = p->client;
   if (m->ctn <= c->last_ctn) return 0; /* a resend of something decided */
-  if (m->ctn != c->last_ctn + 1) {
+  /* with nothing decided, a client may start anywhere: one whose record
+   * was forgotten with its site (only rejects decided) goes on with its
+   * own numbering */
+  if (c->last_ctn && m->ctn != c->last_ctn + 1) {
     s_fault(s, p, p->rid, p->rid_len, NULL, ENS_PERR_MALFORMED, "ctn out of order");
     return 0;
   }
@@ -569,6 +715,7 @@ static int s_on_txn(ens_server *s, s_peer *p, const ens__msg *m) {
    * restart takes the highest from the log (s_replay_entry); one table
    * less in each group commit is a WAL page less per commit */
   c->last_ctn = m->ctn;
+  c->made = 1;
   return s_out_push(s, &o);
 }
 
@@ -657,11 +804,13 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
     }
   }
   if (!c) {
-    if (s->next_site > ENS_SITE_MAX) {
+    ens__client_rec rec = {m->client, 0, 0, 0, 0};
+    if ((rc = s_site_for(s, &rec.site, &rec.floor)) == ENS_ELIMIT) {
       s_send_error_rid(s, rid, rid_len, ENS_PERR_LIMIT, "no sites left");
+      s_log(s, "%s refused: no sites left", user && user[0] ? user : "a connection");
       return 0;
     }
-    if ((rc = s_client_add(s, m->client, s->next_site, 0, &c))) return rc;
+    if (rc || (rc = s_client_add(s, &rec, &c))) return rc;
     /* the site must outlive a crash before the client's first change: it
      * goes into the group committed just below, so that a join costs one
      * fsync, not two */
@@ -683,16 +832,18 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
     snprintf(c->owner, sizeof c->owner, "%s", user);
   }
   /* a client has one connection: a new hello replaces the old one; what
-   * the same connection has not read yet stays counted */
-  uint64_t sent = 0, read = 0;
+   * the same connection has not read yet stays counted (s_gone) */
   for (size_t i = s->npeers; i-- > 0;) {
     s_peer *q = s->peers[i];
     int same = q->rid_len == rid_len && memcmp(q->rid, rid, rid_len) == 0;
-    if (same) {
-      sent = q->sent;
-      read = q->read;
-    }
     if (q->client == c || same) s_peer_remove(s, i, q->client != c);
+  }
+  s_unread was = {0};
+  s_gone *g = s_gone_find(s, rid, rid_len);
+  if (g) {
+    was = g->u;
+    *g = s->gone[--s->ngone]; /* taken back: the peer holds the counts now */
+    if (s->gone_next > s->ngone) s->gone_next = 0;
   }
   if (s->npeers == MAX_PEERS) {
     s_send_error_rid(s, rid, rid_len, ENS_PERR_LIMIT, "too many clients");
@@ -705,10 +856,11 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   p->client = c;
   p->version = m->vmax < ENS_PROTO_VERSION ? (int)m->vmax : ENS_PROTO_VERSION; /* the highest both speak */
   p->last_recv = now;
-  p->sent = sent;
-  p->read = read;
+  p->u = was;
   if (user) snprintf(p->user, sizeof p->user, "%s", user);
   s->peers[s->npeers++] = p;
+  c->connected = 1;
+  c->seen = now;
   char who[128];
   s_log(s, "%s joined", s_who(p, who, sizeof who));
 
@@ -726,9 +878,18 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   w.window = s->opts.window;
   w.heartbeat_ms = s->opts.heartbeat_ms;
   w.max_message = ENS_MAX_MESSAGE;
-  /* the catch-up may wait in the queue whole, on top of the budget */
-  p->allowance = UINT64_MAX / 2;
-  uint64_t before = p->sent;
+  w.floor = c->floor;
+  /* the catch-up may wait in the queue whole, on top of the budget; not
+   * on top of what the connection already failed to read */
+  if (p->u.sent - p->u.read > s_budget(s, p)) {
+    char why[128];
+    snprintf(why, sizeof why, "too far behind: %llu bytes sent and not yet read",
+             (unsigned long long)(p->u.sent - p->u.read));
+    s_fault(s, p, p->rid, p->rid_len, NULL, ENS_PERR_LIMIT, why);
+    return 0;
+  }
+  p->in_catchup = 1;
+  uint64_t before = p->u.sent;
   if (s_send_msg(s, p, &w)) return 0;
   if (from_log) {
     s_catchup cu = {s, p};
@@ -737,7 +898,9 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   } else if ((rc = s_send_snapshot(s, p))) {
     return rc;
   }
-  p->allowance = p->sent - before;
+  p->in_catchup = 0;
+  p->u.caught = p->u.sent;
+  p->u.catchup = p->u.sent - before;
   for (size_t i = 0; i < s->npeers; i++)
     if (s->peers[i] != p && s->peers[i]->presence) s_send(s, p, s->peers[i]->presence, s->peers[i]->presence_len);
   return 0;
@@ -761,26 +924,65 @@ static void s_on_presence(ens_server *s, s_peer *p, ens__msg *m) {
     if (s->peers[i] != p && s->peers[i]->client) s_send(s, s->peers[i], p->presence, p->presence_len);
 }
 
+/* --- proof of reading ------------------------------------------------------------------ */
+
+/* A ping echoed mark: the client read the first pong that carried it, and
+ * everything sent before. An unknown mark (forged, or older than the
+ * outstanding ones) proves nothing. */
+static void s_mark_read(s_peer *p, uint64_t mark) {
+  for (int j = 0; j < p->u.nmarks; j++) {
+    if (p->u.mark[j] != mark) continue;
+    if (p->u.mark_at[j] > p->u.read) p->u.read = p->u.mark_at[j];
+    p->u.nmarks -= j + 1;
+    memmove(p->u.mark, p->u.mark + j + 1, (size_t)p->u.nmarks * sizeof *p->u.mark);
+    memmove(p->u.mark_at, p->u.mark_at + j + 1, (size_t)p->u.nmarks * sizeof *p->u.mark_at);
+    return;
+  }
+}
+
+/* A pong with a new mark, or with the newest again when MARKS are
+ * outstanding (that mark then proves no more than where it first went). */
+static void s_send_pong(ens_server *s, s_peer *p, uint64_t token) {
+  static _Thread_local ens__msg r;
+  memset(&r, 0, offsetof(ens__msg, sel_buf));
+  r.type = ENS_MSG_PONG;
+  r.token = token;
+  r.seq = s->head;
+  int fresh = p->u.nmarks < MARKS;
+  r.mark = fresh ? ens__random_u64() : p->u.mark[p->u.nmarks - 1];
+  s->scratch.len = 0;
+  if (ens__msg_encode(&r, &s->scratch)) return;
+  if (fresh) {
+    p->u.mark[p->u.nmarks] = r.mark;
+    p->u.mark_at[p->u.nmarks] = p->u.sent + s->scratch.len;
+    p->u.nmarks++;
+  }
+  s_send(s, p, s->scratch.data, s->scratch.len);
+}
+
 /* --- one message ----------------------------------------------------------------------- */
 
 static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, const char *user,
                     const unsigned char *data, size_t len, int64_t now) {
   static _Thread_local ens__msg m;
+  s->now = now;
+  s_peer *p = s_peer_find(s, rid, rid_len);
+  if (!p && s->ngone) {
+    s_gone *g = s_gone_find(s, rid, rid_len);
+    if (g && g->over) return 0; /* what it did not read stays the last it is sent */
+  }
   if (ens__msg_decode(data, len, &m)) {
-    s_peer *p = s_peer_find(s, rid, rid_len);
     s_fault(s, p && !p->dead ? p : NULL, rid, rid_len, user, ENS_PERR_MALFORMED, ens_error_last());
     return 0;
   }
   if (m.type == ENS_MSG_HELLO) {
     int keyed = user && user[0];
     if (!ens__hello_limit_take(s->hellos, keyed ? (const void *)user : rid, keyed ? strlen(user) : rid_len, now)) {
-      s_peer *p = s_peer_find(s, rid, rid_len);
       s_fault(s, p && !p->dead ? p : NULL, rid, rid_len, user, ENS_PERR_LIMIT, "too many hellos: wait and retry");
       return 0;
     }
     return s_on_hello(s, rid, rid_len, user, &m, now);
   }
-  s_peer *p = s_peer_find(s, rid, rid_len);
   if (!p || p->dead) {
     if (m.type != ENS_MSG_BYE) s_send_error_rid(s, rid, rid_len, ENS_PERR_NO_SESSION, "hello first");
     return 0;
@@ -799,16 +1001,10 @@ static int s_handle(ens_server *s, const unsigned char *rid, size_t rid_len, con
       }
     return 0;
   }
-  case ENS_MSG_PING: {
-    if (m.has_received && m.received > p->read) p->read = m.received < p->sent ? m.received : p->sent;
-    static _Thread_local ens__msg r;
-    memset(&r, 0, offsetof(ens__msg, sel_buf));
-    r.type = ENS_MSG_PONG;
-    r.token = m.token;
-    r.seq = s->head;
-    s_send_msg(s, p, &r);
+  case ENS_MSG_PING:
+    if (m.mark) s_mark_read(p, m.mark);
+    s_send_pong(s, p, m.token);
     return 0;
-  }
   default: s_fault(s, p, rid, rid_len, user, ENS_PERR_MALFORMED, "a server does not take that message"); return 0;
   }
 }
@@ -853,8 +1049,10 @@ static int s_recv_one(ens_server *s, int64_t now) {
  * entries that also hold them are about to be trimmed. */
 static int s_store_clients(ens_server *s) {
   int rc = ens__store_begin(s->store);
-  for (size_t i = 0; i < s->nclients && !rc; i++)
-    rc = ens__store_set_client(s->store, s->clients[i]->id, s->clients[i]->site, s->clients[i]->last_ctn);
+  for (size_t i = 0; i < s->nclients && !rc; i++) {
+    ens__client_rec r = s_rec(s->clients[i]);
+    rc = ens__store_set_client(s->store, &r);
+  }
   if (!rc) rc = ens__store_commit(s->store);
   else ens__store_rollback(s->store);
   return rc;
@@ -971,11 +1169,13 @@ typedef struct {
 static int s_replay_entry(const ens__entry *e, void *user) {
   s_replay *r = user;
   s_client *c = s_client_find(r->s, e->client);
-  if (!c && s_client_add(r->s, e->client, e->site, 0, &c)) {
+  ens__client_rec rec = {e->client, e->site, 0, 0, 1};
+  if (!c && s_client_add(r->s, &rec, &c)) {
     r->rc = ENS_ENOMEM;
     return 1;
   }
   if (e->ctn > c->last_ctn) c->last_ctn = e->ctn;
+  c->made = 1;
   ens_txn *t = NULL;
   int rc = ens_txn_decode(e->txn, e->len, &t);
   if (rc == 0) rc = ens_doc_apply(r->s->doc, t, ENS_ORIGIN_REMOTE, NULL);
@@ -1065,6 +1265,8 @@ static int s_new(const ens_server_opts *opts, int detached, ens_server **out) {
   if (!s->opts.window) s->opts.window = 256;
   if (!s->opts.max_unread) s->opts.max_unread = 64u << 20;
   s->next_site = 1;
+  s->site_max = ENS_SITE_MAX;
+  s->idle_max = IDLE_CLIENTS;
   int rc;
   if (!(s->hellos = ens__hello_limit_new(HELLO_BURST, HELLO_EVERY_MS))) {
     rc = ens__error(ENS_ENOMEM, "out of memory creating a server");
@@ -1139,6 +1341,7 @@ int ens__server_handle(ens_server *s, const void *rid, size_t rid_len, const voi
 }
 
 int ens__server_flush(ens_server *s, int64_t now_ms) {
+  s->now = now_ms;
   int rc = s_flush(s);
   if (rc) return rc;
   s_held_send_due(s);
@@ -1149,6 +1352,19 @@ int ens__server_flush(ens_server *s, int64_t now_ms) {
 }
 
 size_t ens__server_sent(const ens_server *s) { return s->sent; }
+
+void ens__server_set_sites(ens_server *s, uint32_t site_max, size_t idle_max) {
+  s->site_max = site_max && site_max < ENS_SITE_MAX ? site_max : ENS_SITE_MAX;
+  s->idle_max = idle_max;
+}
+
+size_t ens__server_clients(const ens_server *s) { return s->nclients; }
+
+int ens__server_client_at(const ens_server *s, size_t i, ens__client_rec *out) {
+  if (i >= s->nclients) return ENS_ENOTFOUND;
+  *out = s_rec(s->clients[i]);
+  return 0;
+}
 size_t ens__server_held(const ens_server *s) { return s->nheld; }
 struct ens__store *ens__server_store(ens_server *s) { return s->store; }
 
@@ -1157,8 +1373,11 @@ struct ens__store *ens__server_store(ens_server *s) { return s->store; }
 static int s_host(ens_server *s, s_client **out) {
   s_client *c = s_client_find(s, s_host_id);
   if (!c) {
-    if (s->next_site > ENS_SITE_MAX) return ens__error(ENS_ELIMIT, "no sites left for the host");
-    int rc = s_client_add(s, s_host_id, s->next_site, 0, &c);
+    /* a fresh site, never handed on: the host counts as having made
+     * something from the start */
+    if (s->next_site > s->site_max) return ens__error(ENS_ELIMIT, "no sites left for the host");
+    ens__client_rec rec = {s_host_id, s->next_site, 0, 0, 1};
+    int rc = s_client_add(s, &rec, &c);
     if (rc) return rc;
     s_dirty(s, c);
     if ((rc = s_flush(s))) return rc; /* the site outlives a crash before its first change */
@@ -1281,6 +1500,8 @@ void ens_server_free(ens_server *s) {
   ens__hello_limit_free(s->hellos);
   for (size_t i = 0; i < s->nclients; i++) free(s->clients[i]);
   free(s->clients);
+  free(s->forget);
+  free(s->gone);
   ens__buf_free(&s->scratch);
   ens__buf_free(&s->scratch2);
   ens_free(s->snap);

@@ -16,25 +16,33 @@
  * the busy timeout and fails, as it should. */
 #include "store.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../util/error.h"
 #include "../util/hash.h"
 #include "../util/random.h"
 
-#define STORE_VERSION 1
+/* 2 added the clients' floor and made columns (sites taken back and
+ * handed on, docs/protocol.md "Sites"); a version 1 store is brought up
+ * to 2 when opened. */
+#define STORE_VERSION 2
 
-enum { Q_APPEND, Q_CLIENT, Q_READ, Q_CLIENTS, Q_CP_GET, Q_CP_PUT, Q_TRIM, Q_BEGIN, Q_COMMIT, Q_COUNT };
+enum { Q_APPEND, Q_CLIENT, Q_FORGET, Q_READ, Q_CLIENTS, Q_CP_GET, Q_CP_PUT, Q_TRIM, Q_BEGIN, Q_COMMIT, Q_COUNT };
 
 static const char *s_sql[Q_COUNT] = {
     [Q_APPEND] = "INSERT INTO log(seq, site, client, ctn, txn) VALUES (?1, ?2, ?3, ?4, ?5)",
-    [Q_CLIENT] = "INSERT INTO clients(client, site, last_ctn) VALUES (?1, ?2, ?3) "
-                 "ON CONFLICT(client) DO UPDATE SET site = excluded.site, last_ctn = excluded.last_ctn",
+    [Q_CLIENT] = "INSERT INTO clients(client, site, last_ctn, floor, made) VALUES (?1, ?2, ?3, ?4, ?5) "
+                 "ON CONFLICT(client) DO UPDATE SET site = excluded.site, last_ctn = excluded.last_ctn, "
+                 "floor = excluded.floor, made = excluded.made",
+    [Q_FORGET] = "DELETE FROM clients WHERE client = ?1",
     [Q_READ] = "SELECT seq, site, client, ctn, txn FROM log WHERE seq BETWEEN ?1 AND ?2 ORDER BY seq",
-    [Q_CLIENTS] = "SELECT client, site, last_ctn FROM clients",
+    [Q_CLIENTS] = "SELECT client, site, last_ctn, floor, made FROM clients",
     [Q_CP_GET] = "SELECT seq, snapshot FROM checkpoint ORDER BY seq DESC LIMIT 1",
     [Q_CP_PUT] = "INSERT OR REPLACE INTO checkpoint(seq, snapshot) VALUES (?1, ?2)",
     [Q_TRIM] = "DELETE FROM log WHERE seq <= ?1",
@@ -79,6 +87,17 @@ static int s_load_meta(ens__store *s) {
   uint64_t v;
   int found, rc;
   if ((rc = s_scalar(s, "SELECT value FROM meta WHERE key = 'version'", &v, &found))) return rc;
+  if (found && v == 1) {
+    /* clients known before sites were taken back: none had its site taken
+     * (floor 0); one with nothing decided made nothing (the log entries
+     * after the checkpoint, replayed at load, say who did since) */
+    if ((rc = s_exec(s, "ALTER TABLE clients ADD COLUMN floor INTEGER NOT NULL DEFAULT 0;"
+                        "ALTER TABLE clients ADD COLUMN made INTEGER NOT NULL DEFAULT 1;"
+                        "UPDATE clients SET made = 0 WHERE last_ctn = 0;"
+                        "UPDATE meta SET value = 2 WHERE key = 'version';")))
+      return rc;
+    v = STORE_VERSION;
+  }
   if (!found) {
     /* a new store: its history starts now, under a fresh epoch */
     s->epoch = ens__random_u64() >> 1; /* fits SQLite's signed integers */
@@ -107,11 +126,22 @@ static int s_load_bounds(ens__store *s) {
   return 0;
 }
 
+/* A new store is made readable by its owner only: it holds the whole
+ * document and its history. SQLite gives its -wal (and -shm, if any) files the
+ * mode of the database file. An existing file keeps its mode. */
+static int s_create_private(const char *path) {
+  if (!path[0] || strcmp(path, ":memory:") == 0) return 0;
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) return close(fd) == 0 ? 0 : ens__error(ENS_EIO, "store: %s: %s", path, strerror(errno));
+  return errno == EEXIST ? 0 : ens__error(ENS_EIO, "store: cannot create %s: %s", path, strerror(errno));
+}
+
 int ens__store_open(const char *path, ens__store **out) {
   *out = NULL;
+  int rc = s_create_private(path);
+  if (rc) return rc;
   ens__store *s = calloc(1, sizeof *s);
   if (!s) return ens__error(ENS_ENOMEM, "out of memory opening a store");
-  int rc;
   if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
       SQLITE_OK) {
     rc = s_err(s, path);
@@ -126,7 +156,8 @@ int ens__store_open(const char *path, ens__store **out) {
                       "CREATE TABLE IF NOT EXISTS log(seq INTEGER PRIMARY KEY, site INTEGER NOT NULL,"
                       " client BLOB NOT NULL, ctn INTEGER NOT NULL, txn BLOB NOT NULL);"
                       "CREATE TABLE IF NOT EXISTS clients(client BLOB PRIMARY KEY, site INTEGER NOT NULL UNIQUE,"
-                      " last_ctn INTEGER NOT NULL);"
+                      " last_ctn INTEGER NOT NULL, floor INTEGER NOT NULL DEFAULT 0,"
+                      " made INTEGER NOT NULL DEFAULT 1);"
                       "CREATE TABLE IF NOT EXISTS checkpoint(seq INTEGER PRIMARY KEY, snapshot BLOB NOT NULL);"
                       "CREATE TABLE IF NOT EXISTS written(slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL,"
                       " size INTEGER NOT NULL, hash BLOB NOT NULL);")) ||
@@ -190,13 +221,22 @@ int ens__store_append(ens__store *s, const ens__entry *e) {
   return rc;
 }
 
-int ens__store_set_client(ens__store *s, const unsigned char *client, uint32_t site, uint64_t last_ctn) {
+int ens__store_set_client(ens__store *s, const ens__client_rec *c) {
   if (!s->in_txn) return ens__error(ENS_EINVAL, "store: client update outside a group");
   sqlite3_stmt *st = s->q[Q_CLIENT];
-  sqlite3_bind_blob(st, 1, client, ENS_CLIENT_ID_LEN, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 2, site);
-  sqlite3_bind_int64(st, 3, (sqlite3_int64)last_ctn);
+  sqlite3_bind_blob(st, 1, c->id, ENS_CLIENT_ID_LEN, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 2, c->site);
+  sqlite3_bind_int64(st, 3, (sqlite3_int64)c->last_ctn);
+  sqlite3_bind_int64(st, 4, (sqlite3_int64)c->floor);
+  sqlite3_bind_int64(st, 5, c->made ? 1 : 0);
   return s_step_done(s, st, "client update");
+}
+
+int ens__store_forget_client(ens__store *s, const unsigned char *client) {
+  if (!s->in_txn) return ens__error(ENS_EINVAL, "store: client update outside a group");
+  sqlite3_stmt *st = s->q[Q_FORGET];
+  sqlite3_bind_blob(st, 1, client, ENS_CLIENT_ID_LEN, SQLITE_STATIC);
+  return s_step_done(s, st, "client forget");
 }
 
 int ens__store_commit(ens__store *s) {
@@ -249,16 +289,18 @@ int ens__store_read(ens__store *s, uint64_t from, uint64_t to, int (*fn)(const e
   return rc;
 }
 
-int ens__store_clients(ens__store *s,
-                       int (*fn)(const unsigned char *client, uint32_t site, uint64_t last_ctn, void *user),
-                       void *user) {
+int ens__store_clients(ens__store *s, int (*fn)(const ens__client_rec *c, void *user), void *user) {
   sqlite3_stmt *st = s->q[Q_CLIENTS];
   int rc = 0, step;
   while ((step = sqlite3_step(st)) == SQLITE_ROW) {
     if (sqlite3_column_bytes(st, 0) != ENS_CLIENT_ID_LEN) continue;
-    rc = fn(sqlite3_column_blob(st, 0), (uint32_t)sqlite3_column_int64(st, 1),
-            (uint64_t)sqlite3_column_int64(st, 2), user);
-    if (rc) break;
+    ens__client_rec c;
+    c.id = sqlite3_column_blob(st, 0);
+    c.site = (uint32_t)sqlite3_column_int64(st, 1);
+    c.last_ctn = (uint64_t)sqlite3_column_int64(st, 2);
+    c.floor = (uint64_t)sqlite3_column_int64(st, 3);
+    c.made = sqlite3_column_int64(st, 4) != 0;
+    if ((rc = fn(&c, user))) break;
   }
   if (!rc && step != SQLITE_DONE) rc = s_err(s, "clients");
   sqlite3_reset(st);

@@ -1,9 +1,9 @@
 /* The server's durable log (docs/protocol.md, "Sessions"): SQLite in WAL
  * mode holding every accepted transaction by seq, the latest checkpoint
- * (a snapshot and its seq), and per client its site and the last ctn the
- * server decided on as of the latest checkpoint or reject (the log's
- * entries, which name their client and ctn, hold the later ones). One
- * writer: the server that opened it. */
+ * (a snapshot and its seq), and per client its site, the floor of its ids
+ * and the last ctn the server decided on as of the latest checkpoint or
+ * reject (the log's entries, which name their client and ctn, hold the
+ * later ones). One writer: the server that opened it. */
 #ifndef ENS_SESSION_STORE_H
 #define ENS_SESSION_STORE_H
 
@@ -23,8 +23,18 @@ typedef struct {
   size_t len;
 } ens__entry;
 
+/* A client's record. */
+typedef struct {
+  const unsigned char *id; /* ENS_CLIENT_ID_LEN bytes */
+  uint32_t site;
+  uint64_t last_ctn;
+  uint64_t floor; /* its ids' counters lie above this (0 on a site never taken back) */
+  int made;       /* a transaction of it was accepted: as of the latest checkpoint, like last_ctn */
+} ens__client_rec;
+
 /* Opens or creates the store at path (a new store gets a random epoch and
- * no checkpoint). The caller owns *out: ens__store_close. */
+ * no checkpoint, and its file mode 0600; an existing file keeps its
+ * mode). The caller owns *out: ens__store_close. */
 int ens__store_open(const char *path, ens__store **out);
 void ens__store_close(ens__store *s);
 
@@ -40,7 +50,9 @@ uint64_t ens__store_first(const ens__store *s);
  * order (seq = head + 1, + 2, ...). */
 int ens__store_begin(ens__store *s);
 int ens__store_append(ens__store *s, const ens__entry *e);
-int ens__store_set_client(ens__store *s, const unsigned char *client, uint32_t site, uint64_t last_ctn);
+int ens__store_set_client(ens__store *s, const ens__client_rec *c);
+/* Removes a client's record (its site goes to another in the same group). */
+int ens__store_forget_client(ens__store *s, const unsigned char *client);
 int ens__store_commit(ens__store *s);
 void ens__store_rollback(ens__store *s);
 
@@ -50,9 +62,7 @@ int ens__store_read(ens__store *s, uint64_t from, uint64_t to, int (*fn)(const e
                     void *user);
 
 /* Every known client. */
-int ens__store_clients(ens__store *s,
-                       int (*fn)(const unsigned char *client, uint32_t site, uint64_t last_ctn, void *user),
-                       void *user);
+int ens__store_clients(ens__store *s, int (*fn)(const ens__client_rec *c, void *user), void *user);
 
 /* The latest checkpoint: *snap malloc'd (free with ens_free), or
  * ENS_ENOTFOUND when there is none. */

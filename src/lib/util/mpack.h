@@ -61,7 +61,7 @@ typedef struct {
 
 static inline void ens__mp_reader_init(ens_mp_reader *r, const void *data, size_t len) {
   r->p = (const unsigned char *)data;
-  r->end = r->p + len;
+  r->end = len ? r->p + len : r->p; /* no bytes may come as NULL, and NULL + 0 is undefined */
   r->err = 0;
   r->why = NULL;
   r->fail_at = r->item = r->p;

@@ -505,6 +505,7 @@ int ens_merge3(const ens_doc *base, const ens_doc *ours, ens_doc *theirs, const 
   ens__idx_free(&m->dangling);
   free(m->dids);
   m->dids = NULL;
+  ens__merge_refs_free(m);
   free(m->nodes);
   m->nodes = NULL;
   free(m->scratch);
@@ -540,6 +541,7 @@ void ens_merge_free(ens_merge *m) {
   }
   ens__idx_free(&m->dangling);
   free(m->dids);
+  ens__merge_refs_free(m);
   free(m->nodes);
   free(m->scratch);
   ens_txn_free(m->txn);

@@ -16,17 +16,50 @@ static int s_set(ens_merge *m, const ens_obj *t, const char *key, const ens_valu
   return rc ? rc : ens_txn_set(m->txn, t->id, key, v);
 }
 
+/* A property whose merged value would name what the merge deletes: it
+ * keeps side use's value, or with ENS__BASE goes (merge_refs.c); a
+ * conflict if both changed it. */
+static int s_kept(ens_merge *m, uint32_t i, const char *key, int use) {
+  const ens_obj *b = m->nodes[i].obj[ENS__BASE], *o = m->nodes[i].obj[ENS__OURS], *t = m->nodes[i].obj[ENS__THEIRS];
+  ens_value vb = ens_nil(), vo, vt;
+  if (b) ens_obj_get(b, key, &vb);
+  ens_obj_get(o, key, &vo);
+  ens_obj_get(t, key, &vt);
+  int rc = 0;
+  if (!ens__key_is_kept_text(key) && !ens__merge_value_eq(m, ENS__BASE, &vb, ENS__OURS, &vo) &&
+      !ens__merge_value_eq(m, ENS__BASE, &vb, ENS__THEIRS, &vt) && !ens__merge_value_eq(m, ENS__OURS, &vo, ENS__THEIRS, &vt))
+    rc = ens__merge_conflict(m, b ? ENS_CONFLICT_SET : ENS_CONFLICT_INSERT, i, key, &vb, &vo, &vt, use == ENS__OURS);
+  if (rc || use == ENS__THEIRS) return rc;
+  if (use == ENS__BASE) return vt.type == ENS_NIL ? 0 : ens_txn_set(m->txn, t->id, key, ens_nil());
+  if (ens__merge_value_eq(m, ENS__OURS, &vo, ENS__THEIRS, &vt)) return 0;
+  return vo.type == ENS_NIL ? ens_txn_set(m->txn, t->id, key, vo) : s_set(m, t, key, &vo);
+}
+
 /* Ours' property changes on node i, which theirs holds. */
 static int s_props(ens_merge *m, uint32_t i) {
   const ens__mnode *n = &m->nodes[i];
   const ens_obj *b = n->obj[ENS__BASE], *o = n->obj[ENS__OURS], *t = n->obj[ENS__THEIRS];
   int prefer_ours = m->opts.prefer == ENS_MERGE_PREFER_OURS, rc = 0;
+  int kept = (n->flags & ENS__N_REFKEPT) != 0;
   if (!o || !t) return 0;
-  if (b && !ens__merge_props_differ(m, i, ENS__BASE, ENS__OURS, 1)) return 0;
+  /* the properties kept whole: each once, in the order of the side that has them */
+  for (int s = ENS__OURS; s <= ENS__THEIRS && kept && !rc; s++) {
+    const ens_obj *x = n->obj[s];
+    for (uint32_t k = 0; k < x->nprops && !rc; k++) {
+      const ens__prop *p = &x->props[k];
+      const char *key = ens__prop_key(x, p);
+      int use = p->type == ENS_NIL ? -1 : ens__merge_kept_side(m, i, key);
+      ens_value ignored;
+      if (use < 0 || (s == ENS__THEIRS && ens_obj_get(o, key, &ignored) == 0)) continue;
+      rc = s_kept(m, i, key, use);
+    }
+  }
+  if (rc || (b && !kept && !ens__merge_props_differ(m, i, ENS__BASE, ENS__OURS, 1))) return rc;
   for (uint32_t k = 0; k < o->nprops && !rc; k++) {
     const ens__prop *p = &o->props[k];
     const char *key = ens__prop_key(o, p);
     if (p->type == ENS_NIL || ens__key_is_local(key)) continue;
+    if (kept && ens__merge_kept_side(m, i, key) >= 0) continue;
     ens_value vo = ens__prop_value(p), vb = ens_nil(), vt;
     if (b) {
       ens_obj_get(b, key, &vb);
@@ -46,6 +79,7 @@ static int s_props(ens_merge *m, uint32_t i) {
     const ens__prop *p = &b->props[k];
     const char *key = ens__prop_key(b, p);
     if (p->type == ENS_NIL || ens__key_is_local(key)) continue;
+    if (kept && ens__merge_kept_side(m, i, key) >= 0) continue;
     ens_value vo, vb = ens__prop_value(p), vt;
     if (ens_obj_get(o, key, &vo) == 0) continue;
     ens_obj_get(t, key, &vt);

@@ -1,7 +1,8 @@
 /* Private state of the three-way merge, shared by its files: merge.c
  * (matching the three documents into nodes), merge_tree.c (deletes,
- * parents, conflicts), merge_order.c (diff3 of child lists) and
- * merge_emit.c (the transaction). docs/merge.md describes the rules. */
+ * parents, conflicts), merge_refs.c (references to what the merge
+ * deletes), merge_order.c (diff3 of child lists) and merge_emit.c (the
+ * transaction). docs/merge.md describes the rules. */
 #ifndef ENS_VCS_MERGE_INT_H
 #define ENS_VCS_MERGE_INT_H
 
@@ -19,7 +20,9 @@ enum {
   ENS__N_ALIVE = 2,    /* in the merged document */
   ENS__N_BATCHED = 4,  /* the new children of both sides under it have been matched */
   ENS__N_FLIPPED = 8,  /* its parent was switched to break a cycle */
-  ENS__N_TOUCHED = 16  /* (<< side) top of a group side deleted, which the other side edited */
+  ENS__N_TOUCHED = 16, /* (<< side) top of a group side deleted, which the other side edited */
+  ENS__N_DANGLES = 128, /* it names what the merge deletes, and goes with it */
+  ENS__N_REFKEPT = 256  /* a property of it keeps one side's value (see kept) */
 };
 
 /* One object of the merge: what it is in base, ours and theirs (NULL where
@@ -39,6 +42,15 @@ typedef struct {
   uint32_t *vals;
   size_t cap, count;
 } ens__idx;
+
+/* name (an identity key that is a name) -> node, for references a format
+ * keeps in text: hashes, open addressing, checked against the key. */
+typedef struct {
+  uint64_t *hash;
+  uint32_t *node;
+  size_t cap, count;
+  int built;
+} ens__names;
 
 int ens__idx_put(ens__idx *m, ens_id key, uint32_t val);
 uint32_t ens__idx_get(const ens__idx *m, ens_id key);
@@ -60,6 +72,16 @@ struct ens_merge {
   /* new objects of ours and theirs, each in its document's pre-order */
   const ens_obj **fresh[3];
   size_t nfresh[3], capfresh[3];
+  /* references (merge_refs.c): per side, the names references use */
+  ens__names names[3];
+  /* properties whose merged value would name what the merge deletes: they
+   * keep side use's value instead */
+  struct {
+    uint32_t node;
+    int use;
+    const char *key;
+  } *kept;
+  size_t nkept, capkept;
   /* scratch indexed by node */
   uint32_t *scratch;
   /* output */
@@ -98,6 +120,24 @@ int ens__merge_props_differ(const ens_merge *m, uint32_t i, int sa, int sb, int 
 
 /* merge_tree.c: deleted groups, what is alive, merged parents. */
 int ens__merge_tree(ens_merge *m);
+/* The nodes that can be alive (ENS__N_ALIVE): reachable from the root
+ * through either side's parent, each alive by its own rules (ENS__N_OWN). */
+int ens__merge_reach(ens_merge *m);
+#define S_TOUCHED(side) ((uint16_t)(ENS__N_TOUCHED << (side)))
+
+/* merge_refs.c: references to what a side deleted. A side's new reference
+ * to what the other deleted is an edit of it (marks the deleted group
+ * touched, so that the delete is a conflict). */
+int ens__merge_ref_touches(ens_merge *m);
+/* Once ENS__N_ALIVE is known: every merged value that would name what the
+ * merged document lost, where its side held it, takes the other side's
+ * value (m->kept), or its object goes too (ENS__N_DANGLES); alive again. */
+int ens__merge_ref_drops(ens_merge *m);
+/* The side whose value node i's property key keeps (ENS__OURS or
+ * ENS__THEIRS; ENS__BASE: the root's property goes), or -1 when none is
+ * kept that way. */
+int ens__merge_kept_side(const ens_merge *m, uint32_t i, const char *key);
+void ens__merge_refs_free(ens_merge *m);
 
 /* merge_order.c: the merged order of one parent's children. base may be
  * NULL (the parent is new on both sides: the common run of ours and theirs

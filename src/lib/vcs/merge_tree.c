@@ -10,8 +10,6 @@
 #include "../util/error.h"
 #include "merge_int.h"
 
-#define S_TOUCHED(side) ((uint16_t)(ENS__N_TOUCHED << (side)))
-
 /* 1 when side s changed something of base node i that it holds: its
  * properties, its parent, its children's order, or children inserted or
  * moved in. Children it removed do not count: a delete agrees with the
@@ -48,6 +46,7 @@ static int s_groups(ens_merge *m) {
       if (s_touched(m, i, ENS__OURS + ENS__THEIRS - s)) m->nodes[g].flags |= S_TOUCHED(s);
     }
   }
+  if ((rc = ens__merge_ref_touches(m))) return rc;
   int prefer_ours = m->opts.prefer == ENS_MERGE_PREFER_OURS;
   for (uint32_t i = 0; i < m->nnodes && !rc; i++) {
     ens__mnode *n = &m->nodes[i];
@@ -68,11 +67,10 @@ static int s_groups(ens_merge *m) {
   return rc;
 }
 
-/* The nodes that can be alive: reachable from the root through either
- * side's parent, each alive by its own rules. */
-static int s_reach(ens_merge *m) {
+int ens__merge_reach(ens_merge *m) {
   uint32_t *queue = m->scratch;
   size_t head = 0, tail = 0;
+  for (size_t i = 0; i < m->nnodes; i++) m->nodes[i].flags &= (uint16_t)~ENS__N_ALIVE;
   m->nodes[0].flags |= ENS__N_ALIVE;
   queue[tail++] = 0;
   while (head < tail) {
@@ -180,7 +178,8 @@ int ens__merge_tree(ens_merge *m) {
   m->scratch = malloc((m->nnodes ? m->nnodes : 1) * sizeof *m->scratch);
   if (!m->scratch) return ens__error(ENS_ENOMEM, "out of memory merging");
   int rc = s_groups(m);
-  if (!rc) rc = s_reach(m);
+  if (!rc) rc = ens__merge_reach(m);
+  if (!rc) rc = ens__merge_ref_drops(m);
   if (!rc) rc = s_parents(m);
   if (!rc) rc = s_break_cycles(m);
   return rc;

@@ -523,6 +523,7 @@ static int s_save(ens_mirror *m, const void *bytes, size_t len, ens_merge_prefer
   ens_merge_opts mo;
   memset(&mo, 0, sizeof mo);
   mo.identity = m->identity;
+  mo.refs = m->identity == ens_svg_identity ? ens_svg_refs : NULL;
   mo.ours_match = ENS_MERGE_BY_KEY;
   mo.theirs_match = ENS_MERGE_BY_ID;
   mo.prefer = prefer;

@@ -322,6 +322,14 @@ static int s_num(const ens__prop *p, double *d) {
   return 1;
 }
 
+/* An empty 'extra' writes nothing after the line's last field, so it
+ * reads back as none: leaving it out is the change SFD can hold. */
+static int s_extra_not_empty(s_ctx *c, const ens__prop *extra) {
+  if (extra && extra->type == ENS_STR && extra->len == 0)
+    return s_fail(c, ENS_EFORMAT, "an empty 'extra' reads back as none: leave it out");
+  return 0;
+}
+
 static int s_point(s_ctx *c, const ens_touch *touch) {
   const ens_obj *o = c->obj;
   int rc = s_check_props(c, s_point_keys, N(s_point_keys), touch, 0);
@@ -357,6 +365,7 @@ static int s_point(s_ctx *c, const ens_touch *touch) {
   if (!ttf != !next) return s_fail(c, ENS_EFORMAT, "'ttf' and 'nextcp' go together: both or neither");
   if (ttf && !flags) return s_fail(c, ENS_EFORMAT, "'ttf' and 'nextcp' follow the flags, which it has not");
   if (!extra) return 0;
+  if ((rc = s_extra_not_empty(c, extra))) return rc;
   /* what follows the flags: the line must read back with the same parts */
   ens__sfd_point pt;
   memset(&pt, 0, sizeof pt);
@@ -419,6 +428,7 @@ static int s_ref(s_ctx *c, const ens_touch *touch) {
   static const char *const mk[6] = {"xx", "xy", "yx", "yy", "dx", "dy"};
   for (int i = 0; i < 6; i++) s_num(s_get(o, mk[i]), &rf.m[i]);
   const ens__prop *flags = s_get(o, "flags"), *extra = s_get(o, "extra"), *sel = s_get(o, "selected");
+  if ((rc = s_extra_not_empty(c, extra))) return rc;
   rf.has_uni = 1;
   rf.uni = -1;
   rf.selected = sel && sel->u.b;
@@ -445,6 +455,7 @@ static int s_anchor(s_ctx *c, const ens_touch *touch) {
   if (rc) return rc;
   const ens__prop *cls = s_get(o, "class"), *type = s_get(o, "type"), *lig = s_get(o, "lig"),
                   *extra = s_get(o, "extra");
+  if ((rc = s_extra_not_empty(c, extra))) return rc;
   double x = 0, y = 0;
   s_num(s_get(o, "x"), &x);
   s_num(s_get(o, "y"), &y);

@@ -1310,7 +1310,8 @@ static int s_write_root(ens__sfd_wctx *w, int dir, ens_buf *out) {
   M->root = 1;
   const char *h = NULL, *tl = NULL;
   size_t hn = 0, tln = 0, last = SIZE_MAX;
-  int has_head = s_text(w, root, S_K_HEAD, &h, &hn);
+  /* an empty head is none, as for the rules: the font gets its frame */
+  int has_head = s_text(w, root, S_K_HEAD, &h, &hn) && hn;
   s_text(w, root, S_K_TAIL, &tl, &tln);
   s_prescan(M, h, hn, &last);
   for (uint32_t i = 0; i < root->nkids; i++) {

@@ -166,6 +166,30 @@ int ens__svge_refs(const char *key, const char *v, size_t vn, ens__svge_ref_fn f
   return 0;
 }
 
+typedef struct {
+  int (*found)(const char *name, size_t len, void *ctx);
+  void *ctx;
+} s_named;
+
+static int s_named_fn(const char *at, size_t n, void *user) {
+  s_named *c = user;
+  char name[256]; /* longer names are no key of ens_svg_identity */
+  if (n + 1 >= sizeof name) return 0;
+  name[0] = '#';
+  memcpy(name + 1, at, n);
+  name[n + 1] = '\0';
+  return c->found(name, n + 1, c->ctx);
+}
+
+int ens_svg_refs(const ens_obj *obj, const char *key, ens_value value, int (*found)(const char *name, size_t len, void *ctx),
+                 void *ctx, void *user) {
+  (void)user;
+  /* attributes are an element's; text, comments and the rest say nothing */
+  if (!obj || !key || !found || ens_obj_kind(obj)[0] == '#' || (value.type != ENS_STR && value.type != ENS_BYTES)) return 0;
+  s_named c = {found, ctx};
+  return ens__svge_refs(key, value.u.s.ptr, value.u.s.len, s_named_fn, &c);
+}
+
 /* --- copying --------------------------------------------------------------------------- */
 
 static const char *s_map(const ens__svge_idmap *m, const char *s, size_t n) {

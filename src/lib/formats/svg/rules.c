@@ -324,7 +324,9 @@ static int s_literal(s_ctx *c, const char *what, const char *bad, const char *ba
   int rc = s_only_keys(c, keys, 2);
   if (!rc) rc = s_string(c, "text", v);
   if (!rc) rc = s_kept_text(c);
-  if (rc || !v) return rc;
+  if (rc) return rc;
+  /* the reader gives every one a text, "" for <!----> */
+  if (!v) return s_fail(c, ENS_EFORMAT, "it needs a 'text' (\"\" for an empty one), as every one read has");
   if (memchr(v->u.s, '\r', v->len))
     return s_fail(c, ENS_EFORMAT, "a carriage return in a %s reads back as a line feed", what);
   if (memmem(v->u.s, v->len, bad, strlen(bad))) return s_fail(c, ENS_EFORMAT, "%s", bad_says);
@@ -342,6 +344,7 @@ static int s_pi(s_ctx *c) {
   if (!rc) rc = s_kept_text(c);
   if (rc) return rc;
   if (!t) return s_fail(c, ENS_EFORMAT, "a processing instruction needs a 'target'");
+  if (!d) return s_fail(c, ENS_EFORMAT, "it needs a 'data' (\"\" for none), as every one read has");
   const char *why = s_name_problem(t->u.s, t->len);
   if (why) return s_fail(c, ENS_EFORMAT, "its target %s", why);
   if (memchr(t->u.s, ':', t->len)) return s_fail(c, ENS_EFORMAT, "its target has a colon, which namespaces do not allow");
