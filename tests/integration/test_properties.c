@@ -25,7 +25,7 @@ static int s_check_obj(const ens_obj *o, size_t depth, void *user) {
   (*count)++;
   for (uint32_t i = 0; i < o->nkids; i++) {
     if (o->kids[i]->parent != o) fail_msg("child %u of %#llx has another parent", i, (unsigned long long)o->id);
-    if (i && ens__place_cmp(o->kids[i - 1]->pos, o->kids[i - 1]->id, o->kids[i]->pos, o->kids[i]->id) >= 0)
+    if (i && ens__place_cmp(ens_obj_pos(o->kids[i - 1]), o->kids[i - 1]->id, ens_obj_pos(o->kids[i]), o->kids[i]->id) >= 0)
       fail_msg("children of %#llx out of order at %u", (unsigned long long)o->id, i);
   }
   return 0;

@@ -41,7 +41,7 @@ ens_id tu_pick(tu_rng *r, const ens_doc *doc, int allow_root) {
   const ens__idmap *m = &doc->ids;
   if (m->count <= 1 && !allow_root) return ENS_ID_NONE;
   for (;;) {
-    ens_id id = m->slots[tu_below(r, (uint32_t)m->cap)].key;
+    ens_id id = ens__idmap_at(m, tu_below(r, (uint32_t)ens__idmap_span(m)));
     if (id == ENS_ID_NONE || (!allow_root && id == ENS_ROOT_ID)) continue;
     return id;
   }

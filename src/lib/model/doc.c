@@ -1,27 +1,104 @@
-/* Documents and objects: the id map, interned names, properties and
- * ordered children. Everything here trusts its caller; validation of
- * untrusted operations happens in the transaction engine. */
+/* Documents and objects: the id map, interned names, properties, ordered
+ * children, remote stamps and the arena that bulk loads fill. Everything
+ * here trusts its caller; validation of untrusted operations happens in
+ * the transaction engine. */
 #include "doc.h"
 
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../util/error.h"
 #include "../util/hash.h"
+#include "../util/pages.h"
 #include "fracindex.h"
 
-/* --- id map: open addressing, linear probing, backward-shift delete ----- */
+/* --- arena ------------------------------------------------------------------ */
+
+/* Blocks of 64 KiB; a larger request gets a block of its own. */
+#define S_ARENA_BLOCK ((size_t)64 << 10)
+
+static ens__arena_block *s_block_new(size_t cap, int pages) {
+  ens__arena_block *b = pages ? ens__pages_alloc(sizeof *b + cap) : malloc(sizeof *b + cap);
+  if (!b) return NULL;
+  b->next = NULL;
+  b->used = 0;
+  b->cap = cap;
+  b->pages = (uint8_t)pages;
+  return b;
+}
+
+static void s_block_free(ens__arena_block *b) {
+  if (b->pages) ens__pages_free(b, sizeof *b + b->cap);
+  else free(b);
+}
+
+void *ens__doc_arena_alloc(ens_doc *doc, size_t n, size_t align) {
+  ens__arena_block *b = doc->arena;
+  if (b) {
+    size_t at = (b->used + align - 1) & ~(align - 1);
+    if (at <= b->cap && b->cap - at >= n) {
+      b->used = at + n;
+      return (char *)b->data + at;
+    }
+  }
+  int own = n > S_ARENA_BLOCK / 4;
+  ens__arena_block *nb = s_block_new(own ? n : S_ARENA_BLOCK, 0);
+  if (!nb) return NULL;
+  if (b && own) { /* keep filling the current block */
+    nb->next = b->next;
+    b->next = nb;
+  } else {
+    nb->next = b;
+    doc->arena = nb;
+  }
+  nb->used = n;
+  return nb->data;
+}
+
+size_t ens__doc_pages_used(const ens_doc *doc) {
+  size_t n = 0;
+  for (const ens__arena_block *b = doc->arena; b; b = b->next)
+    if (b->pages) n += b->used;
+  return n;
+}
+
+void *ens__doc_arena_room(ens_doc *doc, size_t align, size_t *avail) {
+  ens__arena_block *b = doc->arena;
+  size_t at = b ? (b->used + align - 1) & ~(align - 1) : 0;
+  if (!b || at > b->cap) {
+    *avail = 0;
+    return NULL;
+  }
+  *avail = b->cap - at;
+  return (char *)b->data + at;
+}
+
+int ens__doc_reserve_arena(ens_doc *doc, size_t bytes) {
+  ens__arena_block *b = doc->arena;
+  if (b && b->cap - b->used >= bytes) return 0;
+  ens__arena_block *nb = s_block_new(bytes < S_ARENA_BLOCK ? S_ARENA_BLOCK : bytes, bytes >= ENS__HUGE_PAGE);
+  if (!nb) return ens__error(ENS_ENOMEM, "out of memory making room for a document");
+  nb->next = b;
+  doc->arena = nb;
+  return 0;
+}
+
+/* --- id map: site 0 by counter, the rest hashed ------------------------------ */
 
 /* Ids made one after another by one site land in neighbouring slots, eight
- * to a run (two cache lines), the runs scattered: loading a document touches
- * memory mostly in order, and probe runs stay short. */
+ * to a run (two cache lines), the runs scattered: probe runs stay short. */
 static size_t s_slot(ens_id id, size_t cap) {
   return (size_t)((ens__mix64(id >> 3) << 3) + (id & 7)) & (cap - 1);
 }
 
+static int s_dense(ens_id id) { return ens_id_site(id) == 0; } /* then id is its counter */
+
 ens_obj *ens__idmap_get(const ens__idmap *m, ens_id id) {
-  if (!m->cap || id == ENS_ID_NONE) return NULL;
+  if (id == ENS_ID_NONE) return NULL;
+  if (s_dense(id) && id < m->ndense) return m->dense[id];
+  if (!m->cap) return NULL;
   size_t i = s_slot(id, m->cap);
   for (;;) {
     const ens__idslot *sl = &m->slots[i];
@@ -31,7 +108,15 @@ ens_obj *ens__idmap_get(const ens__idmap *m, ens_id id) {
   }
 }
 
-static int s_idmap_grow(ens__idmap *m) {
+size_t ens__idmap_span(const ens__idmap *m) { return m->ndense + m->cap; }
+
+ens_id ens__idmap_at(const ens__idmap *m, size_t i) {
+  if (i < m->ndense) return m->dense[i] ? m->dense[i]->id : ENS_ID_NONE;
+  i -= m->ndense;
+  return i < m->cap ? m->slots[i].key : ENS_ID_NONE;
+}
+
+static int s_hash_grow(ens__idmap *m) {
   size_t cap = m->cap ? m->cap * 2 : 64;
   ens__idslot *slots = calloc(cap, sizeof *slots);
   if (!slots) return ens__error(ENS_ENOMEM, "out of memory growing the id map");
@@ -47,23 +132,7 @@ static int s_idmap_grow(ens__idmap *m) {
   return 0;
 }
 
-static int s_idmap_put(ens__idmap *m, ens_id id, ens_obj *obj) {
-  if ((m->count + 1) * 4 > m->cap * 3) {
-    int rc = s_idmap_grow(m);
-    if (rc) return rc;
-  }
-  size_t i = s_slot(id, m->cap);
-  while (m->slots[i].key != ENS_ID_NONE) {
-    if (m->slots[i].key == id) return ens__error(ENS_EEXISTS, "id %#llx already in use", (unsigned long long)id);
-    i = (i + 1) & (m->cap - 1);
-  }
-  m->slots[i].key = id;
-  m->slots[i].obj = obj;
-  m->count++;
-  return 0;
-}
-
-static void s_idmap_del(ens__idmap *m, ens_id id) {
+static void s_hash_del(ens__idmap *m, ens_id id) {
   if (!m->cap) return;
   size_t mask = m->cap - 1, i = s_slot(id, m->cap);
   while (m->slots[i].key != id) {
@@ -82,7 +151,195 @@ static void s_idmap_del(ens__idmap *m, ens_id id) {
     i = j;
   }
   m->slots[i].key = ENS_ID_NONE;
-  m->count--;
+  m->nslots_used--;
+}
+
+/* The dense array covers counters below n (n > ndense): from the arena when
+ * a load made room there, else from the heap. Site-0 ids the hash held
+ * below n move over, so that an id is always in one place. */
+static int s_dense_grow(ens_doc *doc, ens__idmap *m, size_t n) {
+  ens_obj **d = NULL;
+  int arena = 0;
+  ens__arena_block *b = doc->arena;
+  if (b && b->pages && b->cap - b->used >= n * sizeof *d + 64) {
+    d = ens__doc_arena_alloc(doc, n * sizeof *d, alignof(ens_obj *));
+    arena = d != NULL;
+    if (d) memset(d, 0, n * sizeof *d); /* it may be memory the arena handed out and took back: never, but cheap */
+  }
+  if (!d) d = calloc(n, sizeof *d);
+  if (!d) return ens__error(ENS_ENOMEM, "out of memory growing the id map");
+  if (m->ndense) memcpy(d, m->dense, m->ndense * sizeof *d);
+  if (!m->dense_arena) free(m->dense);
+  m->dense = d;
+  m->ndense = n;
+  m->dense_arena = (uint8_t)arena;
+  for (size_t i = 0; i < m->cap;) {
+    ens_id id = m->slots[i].key;
+    if (id == ENS_ID_NONE || !s_dense(id) || id >= n) {
+      i++;
+      continue;
+    }
+    d[id] = m->slots[i].obj;
+    m->ndense_used++;
+    s_hash_del(m, id); /* may shift another entry into slot i: look at it again */
+  }
+  return 0;
+}
+
+static int s_idmap_put(ens_doc *doc, ens__idmap *m, ens_id id, ens_obj *obj) {
+  if (s_dense(id)) {
+    if (id >= m->ndense) {
+      /* grow while site-0 ids stay dense enough that the array costs no
+       * more than a few words per object */
+      size_t want = m->ndense ? m->ndense * 2 : 64;
+      if (want <= id) want = (size_t)id + 1;
+      if (want <= 4 * (m->count + 1) + 1024) {
+        int rc = s_dense_grow(doc, m, want);
+        if (rc) return rc;
+      }
+    }
+    if (id < m->ndense) {
+      if (m->dense[id]) return ens__error(ENS_EEXISTS, "id %#llx already in use", (unsigned long long)id);
+      m->dense[id] = obj;
+      m->ndense_used++;
+      m->count++;
+      return 0;
+    }
+  }
+  if ((m->nslots_used + 1) * 4 > m->cap * 3) {
+    int rc = s_hash_grow(m);
+    if (rc) return rc;
+  }
+  size_t i = s_slot(id, m->cap);
+  while (m->slots[i].key != ENS_ID_NONE) {
+    if (m->slots[i].key == id) return ens__error(ENS_EEXISTS, "id %#llx already in use", (unsigned long long)id);
+    i = (i + 1) & (m->cap - 1);
+  }
+  m->slots[i].key = id;
+  m->slots[i].obj = obj;
+  m->nslots_used++;
+  m->count++;
+  return 0;
+}
+
+static void s_idmap_del(ens__idmap *m, ens_id id) {
+  if (s_dense(id) && id < m->ndense) {
+    if (m->dense[id]) {
+      m->dense[id] = NULL;
+      m->ndense_used--;
+      m->count--;
+    }
+    return;
+  }
+  size_t before = m->nslots_used;
+  s_hash_del(m, id);
+  m->count -= before - m->nslots_used;
+}
+
+int ens__doc_reserve(ens_doc *doc, size_t n) {
+  ens__idmap *m = &doc->ids;
+  if (doc->site == 0) { /* a reader's or a snapshot's: counters from here on */
+    size_t want = (size_t)doc->counter + n + 2;
+    return want > m->ndense ? s_dense_grow(doc, m, want) : 0;
+  }
+  while (m->cap * 3 < (m->nslots_used + n) * 4) {
+    int rc = s_hash_grow(m);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* --- remote stamps -------------------------------------------------------------- */
+
+static size_t s_stamp_home(ens_id id, uint32_t which, size_t cap) {
+  return (size_t)ens__mix64(id ^ ((uint64_t)which << 40) ^ which) & (cap - 1);
+}
+
+static ens__stampslot *s_stamp_find(const ens__stamps *t, ens_id id, uint32_t which) {
+  if (!t->cap) return NULL;
+  size_t i = s_stamp_home(id, which, t->cap);
+  for (;;) {
+    ens__stampslot *sl = &t->slots[i];
+    if (sl->id == ENS_ID_NONE) return NULL;
+    if (sl->id == id && sl->which == which) return sl;
+    i = (i + 1) & (t->cap - 1);
+  }
+}
+
+uint64_t ens__stamp(const ens_doc *doc, const ens_obj *obj, uint32_t which) {
+  if (!obj->stamped) return 0;
+  const ens__stampslot *sl = s_stamp_find(&doc->stamps, obj->id, which);
+  return sl ? sl->stamp : 0;
+}
+
+static void s_stamp_put(ens__stamps *t, ens_id id, uint32_t which, uint64_t stamp) {
+  size_t i = s_stamp_home(id, which, t->cap);
+  while (t->slots[i].id != ENS_ID_NONE) i = (i + 1) & (t->cap - 1);
+  t->slots[i] = (ens__stampslot){id, which, stamp};
+  t->count++;
+}
+
+int ens__stamp_reserve(ens_doc *doc, size_t n) {
+  ens__stamps *t = &doc->stamps;
+  if ((t->count + n) * 4 <= t->cap * 3) return 0;
+  size_t cap = t->cap ? t->cap : 64;
+  while ((t->count + n) * 4 > cap * 3) cap *= 2;
+  ens__stampslot *slots = calloc(cap, sizeof *slots);
+  if (!slots) return ens__error(ENS_ENOMEM, "out of memory stamping a remote change");
+  ens__stamps nt = {slots, cap, 0};
+  for (size_t i = 0; i < t->cap; i++)
+    if (t->slots[i].id != ENS_ID_NONE) s_stamp_put(&nt, t->slots[i].id, t->slots[i].which, t->slots[i].stamp);
+  free(t->slots);
+  *t = nt;
+  return 0;
+}
+
+void ens__stamp_set(ens_doc *doc, ens_obj *obj, uint32_t which, uint64_t stamp) {
+  ens__stamps *t = &doc->stamps;
+  ens__stampslot *sl = obj->stamped ? s_stamp_find(t, obj->id, which) : NULL;
+  if (sl) {
+    sl->stamp = stamp;
+    return;
+  }
+  /* callers make room first (ens__stamp_reserve); past the load factor
+   * the table grows if it can, and a full one loses the stamp rather
+   * than the operation (undo may then overwrite a newer remote value) */
+  if ((t->count + 1) * 4 > t->cap * 3) ens__stamp_reserve(doc, 1);
+  if (t->count + 1 >= t->cap) return;
+  s_stamp_put(t, obj->id, which, stamp);
+  obj->stamped = 1;
+}
+
+static void s_stamp_del(ens__stamps *t, ens_id id, uint32_t which) {
+  if (!t->cap) return;
+  size_t mask = t->cap - 1, i = s_stamp_home(id, which, t->cap);
+  for (;;) {
+    if (t->slots[i].id == ENS_ID_NONE) return;
+    if (t->slots[i].id == id && t->slots[i].which == which) break;
+    i = (i + 1) & mask;
+  }
+  size_t j = i;
+  for (;;) {
+    j = (j + 1) & mask;
+    if (t->slots[j].id == ENS_ID_NONE) break;
+    size_t home = s_stamp_home(t->slots[j].id, t->slots[j].which, t->cap);
+    int between = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
+    if (between) continue;
+    t->slots[i] = t->slots[j];
+    i = j;
+  }
+  t->slots[i].id = ENS_ID_NONE;
+  t->count--;
+}
+
+/* An object going away takes its stamps along: an undo that inserts the
+ * same id again starts from none, as a fresh object does. */
+static void s_stamps_drop(ens_doc *doc, ens_obj *obj) {
+  if (!obj->stamped) return;
+  s_stamp_del(&doc->stamps, obj->id, ENS__STAMP_OBJ);
+  s_stamp_del(&doc->stamps, obj->id, ENS__STAMP_MOVE);
+  for (uint32_t i = 0; i < obj->nprops; i++) s_stamp_del(&doc->stamps, obj->id, i);
+  obj->stamped = 0;
 }
 
 /* --- object pool ---------------------------------------------------------- */
@@ -109,7 +366,7 @@ static ens_obj *s_obj_alloc(ens_doc *doc) {
     p->free = obj->parent;
   } else {
     if (!p->blocks || p->used == ENS_POOL_BLOCK) {
-      ens__pool_block *b = malloc(sizeof *b);
+      ens__pool_block *b = ens__doc_arena_alloc(doc, sizeof *b, alignof(ens__pool_block));
       if (!b) return NULL;
       b->next = p->blocks;
       p->blocks = b;
@@ -126,6 +383,7 @@ static void s_obj_release(ens_doc *doc, ens_obj *obj) {
     free(obj);
     return;
   }
+  obj->id = ENS_ID_NONE;
   obj->parent = doc->pool.free;
   doc->pool.free = obj;
 }
@@ -141,8 +399,8 @@ const char *ens__atom_find(const ens_doc *doc, const char *s, size_t n) {
   if (!a->cap) return NULL;
   size_t i = s_atom_slot(s, n, a->cap);
   while (a->slots[i]) {
-    const char *t = a->slots[i];
-    if (strncmp(t, s, n) == 0 && t[n] == '\0') return t;
+    const char *t = a->names[a->slots[i] - 1];
+    if (ens__atom_rec(t)->len == n && memcmp(t, s, n) == 0) return t;
     i = (i + 1) & (a->cap - 1);
   }
   return NULL;
@@ -152,29 +410,45 @@ const char *ens__atom(ens_doc *doc, const char *s, size_t n) {
   const char *found = ens__atom_find(doc, s, n);
   if (found) return found;
   ens__atoms *a = &doc->atoms;
-  if ((a->count + 1) * 2 > a->cap) {
-    size_t cap = a->cap ? a->cap * 2 : 32;
-    char **slots = calloc(cap, sizeof *slots);
-    if (!slots) { ens__error(ENS_ENOMEM, "out of memory interning a name"); return NULL; }
-    for (size_t j = 0; j < a->cap; j++) {
-      if (!a->slots[j]) continue;
-      size_t i = s_atom_slot(a->slots[j], strlen(a->slots[j]), cap);
+  if (a->count >= ENS__MAX_ATOMS || n > UINT32_MAX - 1) {
+    ens__error(ENS_ELIMIT, "more than %u distinct names in one document", ENS__MAX_ATOMS);
+    return NULL;
+  }
+  if (((size_t)a->count + 1) * 2 > a->cap) {
+    size_t cap = a->cap ? a->cap * 2 : 64;
+    uint32_t *slots = calloc(cap, sizeof *slots);
+    if (!slots) goto oom;
+    for (uint32_t j = 0; j < a->count; j++) {
+      size_t i = s_atom_slot(a->names[j], ens__atom_rec(a->names[j])->len, cap);
       while (slots[i]) i = (i + 1) & (cap - 1);
-      slots[i] = a->slots[j];
+      slots[i] = j + 1;
     }
     free(a->slots);
     a->slots = slots;
     a->cap = cap;
   }
-  char *copy = malloc(n + 1);
-  if (!copy) { ens__error(ENS_ENOMEM, "out of memory interning a name"); return NULL; }
-  memcpy(copy, s, n);
-  copy[n] = '\0';
+  if (a->count == a->capnames) {
+    uint32_t capn = a->capnames ? a->capnames * 2 : 64;
+    const char **names = realloc(a->names, capn * sizeof *names);
+    if (!names) goto oom;
+    a->names = names;
+    a->capnames = capn;
+  }
+  ens__atomrec *rec = malloc(sizeof *rec + n + 1);
+  if (!rec) goto oom;
+  rec->doc = doc;
+  rec->index = a->count;
+  rec->len = (uint32_t)n;
+  memcpy(rec->s, s, n);
+  rec->s[n] = '\0';
   size_t i = s_atom_slot(s, n, a->cap);
   while (a->slots[i]) i = (i + 1) & (a->cap - 1);
-  a->slots[i] = copy;
-  a->count++;
-  return copy;
+  a->slots[i] = a->count + 1;
+  a->names[a->count++] = rec->s;
+  return rec->s;
+oom:
+  ens__error(ENS_ENOMEM, "out of memory interning a name");
+  return NULL;
 }
 
 /* --- documents ---------------------------------------------------------- */
@@ -207,30 +481,40 @@ oom:
 
 void ens_doc_free(ens_doc *doc) {
   if (!doc) return;
-  /* post-order through the tree (the order objects were allocated in),
-   * without unlinking each from the id map that goes next anyway */
-  ens_obj *cur = doc->root;
-  while (cur) {
-    if (cur->nkids) {
-      cur = cur->kids[--cur->nkids];
-      continue;
+  if (ENS_POOLED) {
+    /* every object lives in a pool block: walking the blocks in memory
+     * order is several times faster than walking the tree, and released
+     * objects (id 0) own nothing any more */
+    for (ens__pool_block *b = doc->pool.blocks; b; b = b->next) {
+      size_t n = b == doc->pool.blocks ? doc->pool.used : ENS_POOL_BLOCK;
+      for (size_t i = 0; i < n; i++)
+        if (b->objs[i].id != ENS_ID_NONE) s_obj_clear(&b->objs[i]);
     }
-    ens_obj *parent = cur->parent;
-    s_obj_clear(cur);
-    if (!ENS_POOLED) free(cur);
-    cur = parent;
-  }
-  for (ens__pool_block *b = doc->pool.blocks, *next; b; b = next) {
-    next = b->next;
-    free(b);
+  } else {
+    /* post-order through the tree, without unlinking each from the id map
+     * that goes next anyway */
+    ens_obj *cur = doc->root;
+    while (cur) {
+      if (cur->nkids) {
+        cur = cur->kids[--cur->nkids];
+        continue;
+      }
+      ens_obj *parent = cur->parent;
+      s_obj_clear(cur);
+      free(cur);
+      cur = parent;
+    }
   }
   for (ens__arena_block *b = doc->arena, *next; b; b = next) {
     next = b->next;
-    free(b);
+    s_block_free(b);
   }
-  for (size_t i = 0; i < doc->atoms.cap; i++) free(doc->atoms.slots[i]);
+  for (uint32_t i = 0; i < doc->atoms.count; i++) free((void *)ens__atom_rec(doc->atoms.names[i]));
   free(doc->atoms.slots);
+  free(doc->atoms.names);
+  if (!doc->ids.dense_arena) free(doc->ids.dense);
   free(doc->ids.slots);
+  free(doc->stamps.slots);
   free(doc->observers);
   free(doc);
 }
@@ -242,11 +526,18 @@ void ens_doc_set_site(ens_doc *doc, uint32_t site) {
   doc->site = site & ENS_SITE_MAX;
   doc->counter = 0;
   /* never hand out an id this site already used in the document */
-  for (size_t i = 0; i < doc->ids.cap; i++) {
-    ens_id id = doc->ids.slots[i].key;
+  const ens__idmap *m = &doc->ids;
+  for (size_t i = 0; i < m->cap; i++) {
+    ens_id id = m->slots[i].key;
     if (id != ENS_ID_NONE && ens_id_site(id) == doc->site && ens_id_counter(id) > doc->counter)
       doc->counter = ens_id_counter(id);
   }
+  if (doc->site == 0)
+    for (size_t i = m->ndense; i-- > 0;)
+      if (m->dense[i]) {
+        if (i > doc->counter) doc->counter = i;
+        break;
+      }
 }
 
 void ens__doc_id_floor(ens_doc *doc, uint64_t floor) {
@@ -287,35 +578,47 @@ int ens__place_cmp(const char *pos_a, ens_id id_a, const char *pos_b, ens_id id_
 static uint32_t s_child_slot(const ens_obj *parent, const char *pos, ens_id id) {
   uint32_t lo = 0, hi = parent->nkids;
   /* appending in order is the common case (readers, snapshots) */
-  if (hi && ens__place_cmp(parent->kids[hi - 1]->pos, parent->kids[hi - 1]->id, pos, id) < 0) return hi;
+  if (hi && ens__place_cmp(ens__obj_pos(parent->kids[hi - 1]), parent->kids[hi - 1]->id, pos, id) < 0) return hi;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
     const ens_obj *k = parent->kids[mid];
-    if (ens__place_cmp(k->pos, k->id, pos, id) < 0) lo = mid + 1;
+    if (ens__place_cmp(ens__obj_pos(k), k->id, pos, id) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-static int s_attach(ens_obj *parent, ens_obj *obj) {
-  if (parent->nkids == parent->capkids) {
-    uint32_t cap = parent->capkids ? parent->capkids * 2 : 4;
-    ens_obj **kids = realloc(parent->kids, cap * sizeof *kids);
+/* Room for one more child: an array in the arena moves out to the heap
+ * the first time it grows; one on the heap holds ens__cap(nkids). */
+static int s_make_room(ens_obj *parent) {
+  uint32_t n = parent->nkids;
+  if (parent->kids_arena) {
+    ens_obj **kids = malloc(ens__cap(n + 1) * sizeof *kids);
     if (!kids) return ens__error(ENS_ENOMEM, "out of memory adding a child");
+    if (n) memcpy(kids, parent->kids, n * sizeof *kids);
     parent->kids = kids;
-    parent->capkids = cap;
+    parent->kids_arena = 0;
+    return 0;
   }
-  uint32_t at = s_child_slot(parent, obj->pos, obj->id);
+  if (parent->kids && n < ens__cap(n)) return 0;
+  ens_obj **kids = realloc(parent->kids, ens__cap(n + 1) * sizeof *kids);
+  if (!kids) return ens__error(ENS_ENOMEM, "out of memory adding a child");
+  parent->kids = kids;
+  return 0;
+}
+
+/* Place obj among parent's children; room was made (s_make_room). */
+static void s_attach(ens_obj *parent, ens_obj *obj) {
+  uint32_t at = s_child_slot(parent, ens__obj_pos(obj), obj->id);
   memmove(parent->kids + at + 1, parent->kids + at, (parent->nkids - at) * sizeof *parent->kids);
   parent->kids[at] = obj;
   parent->nkids++;
   obj->parent = parent;
-  return 0;
 }
 
 static uint32_t s_index_in_parent(const ens_obj *obj) {
   const ens_obj *p = obj->parent;
-  uint32_t at = s_child_slot(p, obj->pos, obj->id);
+  uint32_t at = s_child_slot(p, ens__obj_pos(obj), obj->id);
   if (at < p->nkids && p->kids[at] == obj) return at;
   for (uint32_t i = 0; i < p->nkids; i++) /* defensive: never expected */
     if (p->kids[i] == obj) return i;
@@ -333,70 +636,53 @@ static void s_detach(ens_obj *obj) {
   obj->parent = NULL;
 }
 
-/* Point obj->pos at a copy of (pos, n): inline when short. */
-static int s_pos_set(ens_obj *obj, const char *pos, size_t n) {
-  char *dst = n < ENS_POS_INLINE ? obj->pos_inline : malloc(n + 1);
-  if (!dst) return ens__error(ENS_ENOMEM, "out of memory storing a position");
-  if (dst == obj->pos) { /* overlapping: both inline */
-    memmove(dst, pos, n);
-  } else {
-    memcpy(dst, pos, n);
+/* obj's position becomes (pos, n): inline when short, else the heap copy
+ * given (made beforehand, so that nothing fails half way). */
+static void s_pos_put(ens_obj *obj, const char *pos, size_t n, char *heap) {
+  if (heap) {
+    memcpy(heap, pos, n);
+    heap[n] = '\0';
+    if (obj->pos_heap) free(obj->pos.heap);
+    obj->pos.heap = heap;
+    obj->pos_heap = 1;
+    return;
   }
-  dst[n] = '\0';
-  if (obj->pos && obj->pos != obj->pos_inline && obj->pos != dst) free(obj->pos);
-  obj->pos = dst;
-  return 0;
-}
-
-static void s_pos_release(ens_obj *obj) {
-  if (obj->pos != obj->pos_inline) free(obj->pos);
-  obj->pos = NULL;
-}
-
-static int s_make_room(ens_obj *parent) {
-  if (parent->nkids < parent->capkids) return 0;
-  uint32_t cap = parent->capkids ? parent->capkids * 2 : 4;
-  ens_obj **kids = realloc(parent->kids, cap * sizeof *kids);
-  if (!kids) return ens__error(ENS_ENOMEM, "out of memory adding a child");
-  parent->kids = kids;
-  parent->capkids = cap;
-  return 0;
-}
-
-int ens__doc_reserve(ens_doc *doc, size_t n) {
-  while (doc->ids.cap * 3 < (doc->ids.count + n) * 4) {
-    int rc = s_idmap_grow(&doc->ids);
-    if (rc) return rc;
-  }
-  return 0;
+  char in[ENS_POS_INLINE];
+  memcpy(in, pos, n); /* pos may be obj's own */
+  in[n] = '\0';
+  if (obj->pos_heap) free(obj->pos.heap);
+  memcpy(obj->pos.in, in, n + 1);
+  obj->pos_heap = 0;
 }
 
 static ens_obj *s_create(ens_doc *doc, ens_id id, const char *kind, ens_obj *parent, const char *pos,
                          size_t pos_len, int append) {
   if (id == ENS_ID_NONE) { ens__error(ENS_EINVAL, "object id 0 is reserved"); return NULL; }
+  char *heap = NULL;
   ens_obj *obj = s_obj_alloc(doc);
   if (!obj) goto oom;
   obj->id = id;
   obj->kind = kind;
   if (parent) {
-    if (s_pos_set(obj, pos, pos_len) != 0) goto fail;
+    if (pos_len >= ENS_POS_INLINE && !(heap = malloc(pos_len + 1))) goto oom;
+    s_pos_put(obj, pos, pos_len, heap);
     if (append && parent->nkids) {
       const ens_obj *last = parent->kids[parent->nkids - 1];
-      if (ens__place_cmp(last->pos, last->id, obj->pos, id) >= 0) {
+      if (ens__place_cmp(ens__obj_pos(last), last->id, ens__obj_pos(obj), id) >= 0) {
         ens__error(ENS_EDECODE, "children out of order");
         goto fail;
       }
     }
     if (s_make_room(parent) != 0) goto fail;
   }
-  if (s_idmap_put(&doc->ids, id, obj) != 0) goto fail; /* refuses a used id */
+  if (s_idmap_put(doc, &doc->ids, id, obj) != 0) goto fail; /* refuses a used id */
   if (parent) {
     ens__obj_touch(parent);
     if (append) {
       parent->kids[parent->nkids++] = obj;
       obj->parent = parent;
     } else {
-      s_attach(parent, obj); /* cannot fail: room was made */
+      s_attach(parent, obj);
     }
   }
   if (ens_id_site(id) == doc->site && ens_id_counter(id) > doc->counter) doc->counter = ens_id_counter(id);
@@ -405,7 +691,7 @@ oom:
   ens__error(ENS_ENOMEM, "out of memory creating an object");
 fail:
   if (obj) {
-    s_pos_release(obj);
+    if (obj->pos_heap) free(obj->pos.heap);
     s_obj_release(doc, obj);
   }
   return NULL;
@@ -421,53 +707,57 @@ ens_obj *ens__obj_append(ens_doc *doc, ens_id id, const char *kind, ens_obj *par
   return s_create(doc, id, kind, parent, pos, pos_len, 1);
 }
 
+ens_obj *ens__obj_append_read(ens_doc *doc, ens_id id, const char *kind, ens_obj *parent, const char *pos,
+                              size_t pos_len) {
+  if (pos_len >= ENS_POS_INLINE || id == ENS_ID_NONE) return s_create(doc, id, kind, parent, pos, pos_len, 1);
+  ens_obj *obj = s_obj_alloc(doc);
+  if (!obj) {
+    ens__error(ENS_ENOMEM, "out of memory creating an object");
+    return NULL;
+  }
+  obj->id = id;
+  obj->kind = kind;
+  memcpy(obj->pos.in, pos, pos_len);
+  obj->pos.in[pos_len] = '\0';
+  if (s_idmap_put(doc, &doc->ids, id, obj) != 0) {
+    s_obj_release(doc, obj);
+    return NULL;
+  }
+  parent->kids[parent->nkids++] = obj;
+  obj->parent = parent;
+  if (ens_id_site(id) == doc->site && ens_id_counter(id) > doc->counter) doc->counter = ens_id_counter(id);
+  return obj;
+}
+
 static void s_prop_release(ens__prop *p) {
   if ((p->type == ENS_STR || p->type == ENS_BYTES) && !p->arena) free(p->u.s);
   p->type = ENS_NIL;
   p->arena = 0;
 }
 
-/* Blocks of 64 KiB; a larger request gets a block of its own. */
-#define S_ARENA_BLOCK ((size_t)64 << 10)
-
-void *ens__doc_arena_alloc(ens_doc *doc, size_t n) {
-  const size_t align = sizeof(max_align_t);
-  n = (n + align - 1) & ~(align - 1);
-  ens__arena_block *b = doc->arena;
-  if (!b || b->cap - b->used < n) {
-    size_t cap = n > S_ARENA_BLOCK / 4 ? n : S_ARENA_BLOCK;
-    ens__arena_block *nb = malloc(sizeof *nb + cap);
-    if (!nb) return NULL;
-    nb->used = 0;
-    nb->cap = cap;
-    if (b && n > S_ARENA_BLOCK / 4) { /* keep filling the current block */
-      nb->next = b->next;
-      b->next = nb;
-    } else {
-      nb->next = b;
-      doc->arena = nb;
-    }
-    b = nb;
-  }
-  void *p = (char *)b->data + b->used;
-  b->used += n;
-  return p;
-}
-
 int ens__obj_arena_props(ens_doc *doc, ens_obj *obj, uint32_t n) {
-  ens__prop *props = ens__doc_arena_alloc(doc, (size_t)n * sizeof *props);
+  ens__prop *props = ens__doc_arena_alloc(doc, (size_t)n * sizeof *props, alignof(ens__prop));
   if (!props) return ens__error(ENS_ENOMEM, "out of memory for properties");
   if (obj->props && !obj->props_arena) free(obj->props);
   obj->props = props;
   obj->nprops = 0;
-  obj->capprops = n;
   obj->props_arena = 1;
   return 0;
 }
 
+int ens__obj_arena_kids(ens_doc *doc, ens_obj *obj, uint32_t n) {
+  ens_obj **kids = ens__doc_arena_alloc(doc, (size_t)n * sizeof *kids, alignof(ens_obj *));
+  if (!kids) return ens__error(ENS_ENOMEM, "out of memory for children");
+  if (obj->kids && !obj->kids_arena) free(obj->kids);
+  obj->kids = kids;
+  obj->nkids = 0;
+  obj->kids_arena = 1;
+  return 0;
+}
+
 int ens__prop_arena_str(ens_doc *doc, ens__prop *p, const char *s, size_t n) {
-  if (n > UINT32_MAX - 1) return ens__error(ENS_ELIMIT, "property value over 4 GiB");
-  char *copy = ens__doc_arena_alloc(doc, n + 1);
+  if (n > ENS__MAX_VALUE) return ens__error(ENS_ELIMIT, "property value over 2 GiB");
+  char *copy = ens__doc_arena_alloc(doc, n + 1, 1);
   if (!copy) return ens__error(ENS_ENOMEM, "out of memory for a property");
   if (n) memcpy(copy, s, n);
   copy[n] = '\0';
@@ -482,8 +772,9 @@ int ens__prop_arena_str(ens_doc *doc, ens__prop *p, const char *s, size_t n) {
 static void s_obj_clear(ens_obj *obj) {
   for (uint32_t i = 0; i < obj->nprops; i++) s_prop_release(&obj->props[i]);
   if (!obj->props_arena) free(obj->props);
-  free(obj->kids);
-  s_pos_release(obj);
+  if (!obj->kids_arena) free(obj->kids);
+  if (obj->pos_heap) free(obj->pos.heap);
+  obj->pos_heap = 0;
 }
 
 void ens__obj_destroy(ens_doc *doc, ens_obj *obj) {
@@ -500,6 +791,7 @@ void ens__obj_destroy(ens_doc *doc, ens_obj *obj) {
     ens_obj *parent = cur == obj ? NULL : cur->parent;
     if (parent) parent->nkids--;
     s_idmap_del(&doc->ids, cur->id);
+    s_stamps_drop(doc, cur);
     if (cur == doc->root) doc->root = NULL;
     s_obj_clear(cur);
     s_obj_release(doc, cur);
@@ -519,37 +811,32 @@ int ens__obj_move(ens_doc *doc, ens_obj *obj, ens_obj *parent, const char *pos, 
   }
   ens__obj_touch(obj);
   ens__obj_touch(parent);
-  s_detach(obj);
-  if (obj->pos != obj->pos_inline) free(obj->pos);
-  obj->pos = heap ? heap : obj->pos_inline;
-  memcpy(obj->pos, pos, pos_len);
-  obj->pos[pos_len] = '\0';
-  return s_attach(parent, obj); /* cannot fail: room was made */
+  s_detach(obj); /* finds obj by its old position */
+  s_pos_put(obj, pos, pos_len, heap);
+  s_attach(parent, obj);
+  return 0;
 }
 
+/* Objects already marked have every descendant marked (the invariant of
+ * ens_obj.as_read), so the walk goes only where a mark is missing: a
+ * reader that marks what it creates pays here only for what it changed
+ * after creating it. */
 static void s_mark_subtree(ens_obj *obj) {
   /* recursion stays within ENS_MAX_DEPTH levels */
   obj->as_read = 1;
-  for (uint32_t i = 0; i < obj->nkids; i++) s_mark_subtree(obj->kids[i]);
+  for (uint32_t i = 0; i < obj->nkids; i++)
+    if (!obj->kids[i]->as_read) s_mark_subtree(obj->kids[i]);
 }
 
 void ens__doc_mark_as_read(ens_doc *doc) {
-  if (!ENS_POOLED) {
-    if (doc->root) s_mark_subtree(doc->root);
-    return;
-  }
-  /* every object lives in a pool block: walking the blocks in memory order
-   * is several times faster than walking the tree (objects on the free
-   * list get the mark too, and lose it when handed out again) */
-  for (ens__pool_block *b = doc->pool.blocks; b; b = b->next) {
-    size_t n = b == doc->pool.blocks ? doc->pool.used : ENS_POOL_BLOCK;
-    for (size_t i = 0; i < n; i++) b->objs[i].as_read = 1;
-  }
+  if (doc->root) s_mark_subtree(doc->root);
 }
 
 ens__prop *ens__obj_find_prop(const ens_obj *obj, const char *interned_key) {
+  if (!interned_key) return NULL;
+  uint32_t k = ens__atom_index(interned_key);
   for (uint32_t i = 0; i < obj->nprops; i++)
-    if (obj->props[i].key == interned_key) return &obj->props[i];
+    if (obj->props[i].key == k) return &obj->props[i];
   return NULL;
 }
 
@@ -568,6 +855,25 @@ ens_value ens__prop_value(const ens__prop *p) {
   return v;
 }
 
+/* The value of v into the (released) slot p; s is its string's copy. */
+static void s_prop_put(ens__prop *p, const ens_value *v, char *s, int arena) {
+  p->type = (uint8_t)v->type;
+  p->arena = 0;
+  switch (v->type) {
+  case ENS_INT: p->u.i = v->u.i; break;
+  case ENS_REAL: p->u.r = v->u.r; break;
+  case ENS_BOOL: p->u.b = v->u.b ? 1 : 0; break;
+  case ENS_REF: p->u.ref = v->u.ref; break;
+  case ENS_STR:
+  case ENS_BYTES:
+    p->u.s = s;
+    p->len = (uint32_t)v->u.s.len;
+    p->arena = (uint32_t)arena;
+    break;
+  default: p->u.i = 0; break;
+  }
+}
+
 int ens__obj_set_prop(ens_doc *doc, ens_obj *obj, const char *key, const ens_value *v,
                       ens__prop **slot) {
   (void)doc;
@@ -575,7 +881,7 @@ int ens__obj_set_prop(ens_doc *doc, ens_obj *obj, const char *key, const ens_val
   ens__prop *p = ens__obj_find_prop(obj, key);
   char *copy = NULL;
   if (v->type == ENS_STR || v->type == ENS_BYTES) {
-    if (v->u.s.len > UINT32_MAX - 1) return ens__error(ENS_ELIMIT, "property value over 4 GiB");
+    if (v->u.s.len > ENS__MAX_VALUE) return ens__error(ENS_ELIMIT, "property value over 2 GiB");
     copy = malloc(v->u.s.len + 1);
     if (!copy) return ens__error(ENS_ENOMEM, "out of memory setting a property");
     if (v->u.s.len) memcpy(copy, v->u.s.ptr, v->u.s.len);
@@ -586,36 +892,65 @@ int ens__obj_set_prop(ens_doc *doc, ens_obj *obj, const char *key, const ens_val
       if (slot) *slot = NULL;
       return 0; /* removing what is absent: nothing to keep */
     }
-    if (obj->nprops == obj->capprops) {
-      uint32_t cap = obj->capprops ? obj->capprops * 2 : 4;
+    uint32_t n = obj->nprops;
+    if (n >= ENS__MAX_PROPS) {
+      free(copy);
+      return ens__error(ENS_ELIMIT, "more than %u properties on one object", ENS__MAX_PROPS);
+    }
+    if (obj->props_arena || !obj->props || n == ens__cap(n)) {
       /* an array in the arena moves out to the heap the first time it grows */
-      ens__prop *props = obj->props_arena ? malloc(cap * sizeof *props) : realloc(obj->props, cap * sizeof *props);
+      size_t bytes = ens__cap(n + 1) * sizeof(ens__prop);
+      ens__prop *props = obj->props_arena ? malloc(bytes) : realloc(obj->props, bytes);
       if (!props) {
         free(copy);
         return ens__error(ENS_ENOMEM, "out of memory setting a property");
       }
-      if (obj->props_arena && obj->nprops) memcpy(props, obj->props, obj->nprops * sizeof *props);
+      if (obj->props_arena && n) memcpy(props, obj->props, n * sizeof *props);
       obj->props = props;
-      obj->capprops = cap;
       obj->props_arena = 0;
     }
     p = &obj->props[obj->nprops++];
     memset(p, 0, sizeof *p);
-    p->key = key;
+    p->key = ens__atom_index(key);
   } else {
     s_prop_release(p);
   }
-  p->type = (uint8_t)v->type;
-  switch (v->type) {
-  case ENS_INT: p->u.i = v->u.i; break;
-  case ENS_REAL: p->u.r = v->u.r; break;
-  case ENS_BOOL: p->u.b = v->u.b ? 1 : 0; break;
-  case ENS_REF: p->u.ref = v->u.ref; break;
-  case ENS_STR:
-  case ENS_BYTES: p->u.s = copy; p->len = (uint32_t)v->u.s.len; break;
-  default: p->u.i = 0; break;
-  }
+  s_prop_put(p, v, copy, 0);
   if (slot) *slot = p;
+  return 0;
+}
+
+int ens__obj_set_kept(ens_doc *doc, ens_obj *obj, const char *key, const char *s, size_t n) {
+  if (n > ENS__MAX_VALUE) return ens__error(ENS_ELIMIT, "property value over 2 GiB");
+  ens_value placeholder = ens_bool(0);
+  ens__prop *p;
+  int rc = ens__obj_set_prop(doc, obj, key, &placeholder, &p);
+  if (rc) return rc;
+  p->type = ENS_BYTES;
+  p->u.s = (char *)s;
+  p->len = (uint32_t)n;
+  p->arena = 1;
+  return 0;
+}
+
+int ens__obj_fill_prop(ens_doc *doc, ens_obj *obj, const char *key, const ens_value *v) {
+  char *copy = NULL;
+  if (v->type == ENS_STR || v->type == ENS_BYTES) {
+    if (v->u.s.len > ENS__MAX_VALUE) return ens__error(ENS_ELIMIT, "property value over 2 GiB");
+    if (!(copy = ens__doc_arena_alloc(doc, v->u.s.len + 1, 1)))
+      return ens__error(ENS_ENOMEM, "out of memory for a property");
+    if (v->u.s.len) memcpy(copy, v->u.s.ptr, v->u.s.len);
+    copy[v->u.s.len] = '\0';
+  }
+  ens__prop *p = ens__obj_find_prop(obj, key);
+  if (!p) {
+    p = &obj->props[obj->nprops++];
+    memset(p, 0, sizeof *p);
+    p->key = ens__atom_index(key);
+  } else {
+    s_prop_release(p);
+  }
+  s_prop_put(p, v, copy, 1);
   return 0;
 }
 
@@ -708,18 +1043,18 @@ int ens_obj_walk(const ens_obj *obj, ens_walk_fn fn, void *user) {
 ens_id ens_obj_id(const ens_obj *obj) { return obj->id; }
 const char *ens_obj_kind(const ens_obj *obj) { return obj->kind; }
 const ens_obj *ens_obj_parent(const ens_obj *obj) { return obj->parent; }
-const char *ens_obj_pos(const ens_obj *obj) { return obj->pos ? obj->pos : ""; }
+const char *ens_obj_pos(const ens_obj *obj) { return ens__obj_pos(obj); }
 size_t ens_obj_child_count(const ens_obj *obj) { return obj->nkids; }
 const ens_obj *ens_obj_child(const ens_obj *obj, size_t i) { return i < obj->nkids ? obj->kids[i] : NULL; }
 size_t ens_obj_index(const ens_obj *obj) { return obj->parent ? s_index_in_parent(obj) : 0; }
 
 int ens_obj_get(const ens_obj *obj, const char *key, ens_value *out) {
-  for (uint32_t i = 0; i < obj->nprops; i++) {
-    const ens__prop *p = &obj->props[i];
-    if (p->type != ENS_NIL && strcmp(p->key, key) == 0) {
-      *out = ens__prop_value(p);
-      return 0;
-    }
+  /* a key the document never interned is on none of its objects */
+  const char *k = ens__atom_find(ens__obj_doc(obj), key, strlen(key));
+  const ens__prop *p = k ? ens__obj_find_prop(obj, k) : NULL;
+  if (p && p->type != ENS_NIL) {
+    *out = ens__prop_value(p);
+    return 0;
   }
   *out = ens_nil();
   return ENS_ENOTFOUND;
@@ -735,7 +1070,7 @@ int ens_obj_prop_at(const ens_obj *obj, size_t i, const char **key, ens_value *o
   for (uint32_t j = 0; j < obj->nprops; j++) {
     if (obj->props[j].type == ENS_NIL) continue;
     if (i-- == 0) {
-      *key = obj->props[j].key;
+      *key = ens__prop_key(obj, &obj->props[j]);
       *out = ens__prop_value(&obj->props[j]);
       return 0;
     }
@@ -747,13 +1082,13 @@ int ens_doc_pos_at(const ens_doc *doc, ens_id parent_id, size_t index, char **ou
   const ens_obj *parent = ens__doc_lookup(doc, parent_id);
   if (!parent) return ens__error(ENS_ENOTFOUND, "no object %#llx", (unsigned long long)parent_id);
   if (index > parent->nkids) return ens__error(ENS_EINVAL, "index %zu beyond %u children", index, parent->nkids);
-  const char *lo = index ? parent->kids[index - 1]->pos : NULL;
-  const char *hi = index < parent->nkids ? parent->kids[index]->pos : NULL;
+  const char *lo = index ? ens__obj_pos(parent->kids[index - 1]) : NULL;
+  const char *hi = index < parent->nkids ? ens__obj_pos(parent->kids[index]) : NULL;
   /* equal neighbours (a tie broken by id) leave no room between: go after
    * the run of ties, before the next distinct position */
   for (size_t j = index; lo && hi && strcmp(lo, hi) >= 0;) {
     j++;
-    hi = j < parent->nkids ? parent->kids[j]->pos : NULL;
+    hi = j < parent->nkids ? ens__obj_pos(parent->kids[j]) : NULL;
   }
   *out = ens_pos_between(lo, hi);
   if (!*out) return ens__error(ENS_ENOMEM, "out of memory making a position");

@@ -33,9 +33,11 @@ static uint64_t s_props_hash(const ens_obj *o, uint64_t (*refmap)(ens_id, void *
   uint64_t sum = 0;
   for (uint32_t i = 0; i < o->nprops; i++) {
     const ens__prop *p = &o->props[i];
-    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
+    if (p->type == ENS_NIL) continue;
+    const char *key = ens__prop_key(o, p);
+    if (ens__key_is_local(key)) continue;
     uint64_t ref = p->type == ENS_REF ? refmap(p->u.ref, user) : 0;
-    sum += ens__hash_combine(s_str_hash(p->key), s_value_hash(p, ref));
+    sum += ens__hash_combine(s_str_hash(key), s_value_hash(p, ref));
   }
   return sum;
 }
@@ -55,7 +57,7 @@ static int s_add_object(const ens_obj *o, size_t depth, void *user) {
   uint64_t h = ens__mix64(o->id);
   h = ens__hash_combine(h, s_str_hash(o->kind));
   h = ens__hash_combine(h, o->parent ? o->parent->id : 0);
-  h = ens__hash_combine(h, o->pos ? s_str_hash(o->pos) : 0);
+  h = ens__hash_combine(h, o->parent ? s_str_hash(ens__obj_pos(o)) : 0);
   h = ens__hash_combine(h, s_props_hash(o, s_ref_as_id, NULL));
   acc->sum += h;
   return 0;

@@ -62,7 +62,7 @@ typedef struct {
 static uint32_t s_content_props(const ens_obj *o) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < o->nprops; i++)
-    n += o->props[i].type != ENS_NIL && !ens__key_is_local(o->props[i].key);
+    n += o->props[i].type != ENS_NIL && !ens__prop_is_local(o, &o->props[i]);
   return n;
 }
 
@@ -72,8 +72,8 @@ static int s_encode_obj(const ens_obj *o, size_t depth, void *user) {
   if (e->pass == 1) {
     s_names_index(&e->kinds, o->kind);
     for (uint32_t i = 0; i < o->nprops; i++)
-      if (o->props[i].type != ENS_NIL && !ens__key_is_local(o->props[i].key)) /* as pass 2 writes them */
-        s_names_index(&e->keys, o->props[i].key);
+      if (o->props[i].type != ENS_NIL && !ens__prop_is_local(o, &o->props[i])) /* as pass 2 writes them */
+        s_names_index(&e->keys, ens__prop_key(o, &o->props[i]));
     return 0;
   }
   ens_buf *b = e->out;
@@ -92,13 +92,15 @@ static int s_encode_obj(const ens_obj *o, size_t depth, void *user) {
   e->prev_id = o->id;
   ens__mp_uint(b, up);
   ens__mp_uint(b, s_names_index(&e->kinds, o->kind));
-  if (o->pos) ens__mp_str(b, o->pos, strlen(o->pos));
-  else ens__mp_str(b, "", 0);
+  const char *pos = ens__obj_pos(o);
+  ens__mp_str(b, pos, strlen(pos));
   ens__mp_map(b, s_content_props(o));
   for (uint32_t i = 0; i < o->nprops; i++) {
     const ens__prop *p = &o->props[i];
-    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
-    ens__mp_uint(b, s_names_index(&e->keys, p->key));
+    if (p->type == ENS_NIL) continue;
+    const char *key = ens__prop_key(o, p);
+    if (ens__key_is_local(key)) continue;
+    ens__mp_uint(b, s_names_index(&e->keys, key));
     ens_value v = ens__prop_value(p);
     ens__value_write(b, &v);
   }
@@ -245,18 +247,17 @@ int ens_snapshot_decode(const void *data, size_t len, ens_doc **out) {
       }
       path[depth++] = obj;
     }
-    if (nprops) {
-      obj->props = calloc(nprops, sizeof *obj->props);
-      if (!obj->props) { rc = ens__error(ENS_ENOMEM, "out of memory"); goto done; }
-      obj->capprops = nprops;
-    }
+    /* the property array and its strings in the document's arena: one
+     * bump each rather than a malloc each */
+    if (nprops && (uint64_t)nprops * 2 > (uint64_t)(r.end - r.p)) { rc = s_fail(&r, start, "bad property count"); goto done; }
+    if (nprops && ens__obj_arena_props(doc, obj, nprops)) { rc = ENS_ENOMEM; goto done; }
     for (uint32_t j = 0; j < nprops; j++) {
       uint64_t key_index = ens__mp_read_uint(&r);
       ens_value v;
       ens__value_read(&r, &v);
       if (r.err) { rc = s_fail(&r, start, "bad property"); goto done; }
       if (key_index >= nkeys) { rc = s_fail(&r, start, "key index out of range"); goto done; }
-      if (ens__obj_set_prop(doc, obj, keys[key_index], &v, NULL) != 0) { rc = ENS_ENOMEM; goto done; }
+      if ((rc = ens__obj_fill_prop(doc, obj, keys[key_index], &v))) goto done;
     }
   }
   if (r.p != r.end) { rc = s_fail(&r, start, "trailing bytes after the snapshot"); goto done; }

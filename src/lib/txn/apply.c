@@ -81,10 +81,10 @@ static struct ens_node *s_capture(const ens_obj *o) {
   if (!n) return NULL;
   n->id = o->id;
   n->kind = s_dup(o->kind);
-  n->pos = s_dup(o->pos ? o->pos : "");
+  n->pos = s_dup(ens__obj_pos(o));
   uint32_t np = 0;
   for (uint32_t i = 0; i < o->nprops; i++)
-    np += o->props[i].type != ENS_NIL && !ens__key_is_local(o->props[i].key);
+    np += o->props[i].type != ENS_NIL && !ens__prop_is_local(o, &o->props[i]);
   n->props = np ? calloc(np, sizeof *n->props) : NULL;
   n->kids = o->nkids ? calloc(o->nkids, sizeof *n->kids) : NULL;
   if (!n->kind || !n->pos || (np && !n->props) || (o->nkids && !n->kids)) goto oom;
@@ -92,10 +92,10 @@ static struct ens_node *s_capture(const ens_obj *o) {
   n->capkids = o->nkids;
   for (uint32_t i = 0; i < o->nprops; i++) {
     const ens__prop *p = &o->props[i];
-    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
+    if (p->type == ENS_NIL || ens__prop_is_local(o, p)) continue;
     ens__kv *kv = &n->props[n->nprops];
     ens_value v = ens__prop_value(p);
-    if (!(kv->key = s_dup(p->key))) goto oom;
+    if (!(kv->key = s_dup(ens__prop_key(o, p)))) goto oom;
     if (ens__value_dup(&v, &kv->value) != 0) {
       free(kv->key);
       goto oom;
@@ -261,7 +261,8 @@ static int s_create(ens_doc *doc, ens_obj *parent, const struct ens_node *n, uin
   if (!kind) return ENS_ENOMEM;
   ens_obj *o = ens__obj_create(doc, n->id, kind, parent, n->pos, plen);
   if (!o) return n->id == ENS_ID_NONE ? ENS_EINVAL : ens__doc_lookup(doc, n->id) ? ENS_EEXISTS : ENS_ENOMEM;
-  o->rstamp = stamp;
+  if (stamp && (rc = ens__stamp_reserve(doc, 1 + (size_t)n->nprops))) goto fail;
+  if (stamp) ens__stamp_set(doc, o, ENS__STAMP_OBJ, stamp);
   for (uint32_t i = 0; i < n->nprops; i++) {
     const ens__kv *kv = &n->props[i];
     if (ens__key_is_local(kv->key)) {
@@ -279,7 +280,7 @@ static int s_create(ens_doc *doc, ens_obj *parent, const struct ens_node *n, uin
     ens__prop *slot = NULL;
     if (!key) { rc = ENS_ENOMEM; goto fail; }
     if ((rc = ens__obj_set_prop(doc, o, key, &kv->value, &slot))) goto fail;
-    if (slot) slot->rstamp = stamp;
+    if (slot && stamp) ens__stamp_set(doc, o, (uint32_t)(slot - o->props), stamp);
   }
   for (uint32_t i = 0; i < n->nkids; i++) {
     ens_obj *kid;
@@ -319,6 +320,7 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
     if ((rc = ens__schema_check_prop(doc->schema, o->kind, op->str, op->value.type))) return rc;
     const char *key = ens__atom(doc, op->str, keylen);
     if (!key) return ENS_ENOMEM;
+    if (stamp && (rc = ens__stamp_reserve(doc, 2))) return rc;
     ens__prop *p = ens__obj_find_prop(o, key);
     if (inv) {
       ens_value old = p ? ens__prop_value(p) : ens_nil();
@@ -334,8 +336,8 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
       return rc;
     }
     if (stamp) {
-      o->rstamp = stamp;
-      if (p) p->rstamp = stamp;
+      ens__stamp_set(doc, o, ENS__STAMP_OBJ, stamp);
+      if (p) ens__stamp_set(doc, o, (uint32_t)(p - o->props), stamp);
     }
     if (!local_only) s_touch_add(tc, o->id, ENS_TOUCH_PROPS, key);
     break;
@@ -348,8 +350,9 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
     if (depth + s_node_height(op->node, ENS_MAX_DEPTH) > ENS_MAX_DEPTH)
       return ens__error(ENS_ELIMIT, "objects nested deeper than %d", ENS_MAX_DEPTH);
     ens_obj *o;
+    if (stamp && (rc = ens__stamp_reserve(doc, 1))) return rc;
     if ((rc = s_create(doc, parent, op->node, stamp, &o))) return rc;
-    if (stamp) parent->rstamp = stamp;
+    if (stamp) ens__stamp_set(doc, parent, ENS__STAMP_OBJ, stamp);
     back.kind = ENS_OP_DELETE;
     back.target = o->id;
     s_touch_add(tc, parent->id, ENS_TOUCH_KIDS, NULL);
@@ -365,7 +368,11 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
       back.target = o->parent->id;
       if (!(back.node = s_capture(o))) return ens__error(ENS_ENOMEM, "out of memory recording an inverse");
     }
-    if (stamp) o->parent->rstamp = stamp;
+    if (stamp && (rc = ens__stamp_reserve(doc, 1))) {
+      ens__op_release(&back);
+      return rc;
+    }
+    if (stamp) ens__stamp_set(doc, o->parent, ENS__STAMP_OBJ, stamp);
     s_touch_add(tc, o->parent->id, ENS_TOUCH_KIDS, NULL);
     ens__obj_destroy(doc, o);
     break;
@@ -389,14 +396,19 @@ static int s_apply_op(ens_doc *doc, const ens__op *op, int local_only, uint64_t 
       back.kind = ENS_OP_MOVE;
       back.target = o->id;
       back.parent = o->parent->id;
-      if (!(back.str = s_dup(o->pos))) return ens__error(ENS_ENOMEM, "out of memory recording an inverse");
+      if (!(back.str = s_dup(ens__obj_pos(o)))) return ens__error(ENS_ENOMEM, "out of memory recording an inverse");
     }
     ens_obj *old_parent = o->parent;
-    if ((rc = ens__obj_move(doc, o, parent, op->str, plen))) {
+    if ((stamp && (rc = ens__stamp_reserve(doc, 4))) || (rc = ens__obj_move(doc, o, parent, op->str, plen))) {
       ens__op_release(&back);
       return rc;
     }
-    if (stamp) o->mstamp = o->rstamp = old_parent->rstamp = parent->rstamp = stamp;
+    if (stamp) {
+      ens__stamp_set(doc, o, ENS__STAMP_MOVE, stamp);
+      ens__stamp_set(doc, o, ENS__STAMP_OBJ, stamp);
+      ens__stamp_set(doc, old_parent, ENS__STAMP_OBJ, stamp);
+      ens__stamp_set(doc, parent, ENS__STAMP_OBJ, stamp);
+    }
     s_touch_add(tc, old_parent->id, ENS_TOUCH_KIDS, NULL);
     if (parent != old_parent) s_touch_add(tc, parent->id, ENS_TOUCH_KIDS, NULL);
     s_touch_add(tc, o->id, ENS_TOUCH_MOVED, NULL);

@@ -105,22 +105,26 @@ static int s_emit_props(s_diff *d, const ens_obj *pa, const ens_obj *pb) {
   int rc = 0;
   for (uint32_t i = 0; i < pb->nprops && !rc; i++) {
     const ens__prop *p = &pb->props[i];
-    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
+    if (p->type == ENS_NIL) continue;
+    const char *key = ens__prop_key(pb, p);
+    if (ens__key_is_local(key)) continue;
     ens_value want = ens__prop_value(p), have;
-    int has = ens_obj_get(pa, p->key, &have) == 0;
+    int has = ens_obj_get(pa, key, &have) == 0;
     /* references that dangle on both sides are equal, whatever id they name */
     if (has && want.type == ENS_REF && have.type == ENS_REF && !ens__doc_lookup(d->b, want.u.ref) &&
         !ens__doc_lookup(d->a, have.u.ref))
       continue;
     want = s_mapped(d, want);
     if (has && ens_value_equal(&have, &want)) continue;
-    rc = ens_txn_set(d->txn, pa->id, p->key, want);
+    rc = ens_txn_set(d->txn, pa->id, key, want);
   }
   for (uint32_t i = 0; i < pa->nprops && !rc; i++) {
     const ens__prop *p = &pa->props[i];
     ens_value ignored;
-    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
-    if (ens_obj_get(pb, p->key, &ignored) != 0) rc = ens_txn_set(d->txn, pa->id, p->key, ens_nil());
+    if (p->type == ENS_NIL) continue;
+    const char *key = ens__prop_key(pa, p);
+    if (ens__key_is_local(key)) continue;
+    if (ens_obj_get(pb, key, &ignored) != 0) rc = ens_txn_set(d->txn, pa->id, key, ens_nil());
   }
   return rc;
 }
@@ -130,12 +134,12 @@ static int s_fill_node(s_diff *d, ens_node *n, const ens_obj *ob, int depth) {
   if (depth > ENS_MAX_DEPTH) return ens__error(ENS_ELIMIT, "objects nested too deeply");
   for (uint32_t i = 0; i < ob->nprops && !rc; i++) {
     const ens__prop *p = &ob->props[i];
-    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
-    rc = ens_node_set(n, p->key, s_mapped(d, ens__prop_value(p)));
+    if (p->type == ENS_NIL || ens__prop_is_local(ob, p)) continue;
+    rc = ens_node_set(n, ens__prop_key(ob, p), s_mapped(d, ens__prop_value(p)));
   }
   for (uint32_t i = 0; i < ob->nkids && !rc; i++) {
     const ens_obj *kb = ob->kids[i];
-    ens_node *kid = ens_node_add_child(n, kb->pos, s_map_get(&d->b2a, kb->id), kb->kind);
+    ens_node *kid = ens_node_add_child(n, ens__obj_pos(kb), s_map_get(&d->b2a, kb->id), kb->kind);
     rc = kid ? s_fill_node(d, kid, kb, depth + 1) : ENS_ENOMEM;
   }
   return rc;

@@ -42,7 +42,7 @@ static int s_mark_stable(const ens_obj *const *have, size_t n, char *stable) {
       gap = 1;
       continue;
     }
-    if (gap && last != (size_t)-1 && strcmp(have[last]->pos, have[i]->pos) >= 0) {
+    if (gap && last != (size_t)-1 && strcmp(ens__obj_pos(have[last]), ens__obj_pos(have[i])) >= 0) {
       stable[i] = 0;
       continue;
     }
@@ -70,10 +70,10 @@ int ens__place_children(const ens_obj *const *have, size_t n, ens__place_fn plac
   char *owned_prev = NULL;
   for (size_t i = 0; i < n && !rc; i++) {
     if (stable[i]) {
-      prev_pos = have[i]->pos;
+      prev_pos = ens__obj_pos(have[i]);
       continue;
     }
-    char *pos = ens_pos_between(prev_pos, next[i] < n ? have[next[i]]->pos : NULL);
+    char *pos = ens_pos_between(prev_pos, next[i] < n ? ens__obj_pos(have[next[i]]) : NULL);
     if (!pos) {
       rc = ens__error(ENS_ENOMEM, "out of memory placing children");
       break;

@@ -122,7 +122,8 @@ typedef struct {
 static int s_remote_since(const ens_obj *o, size_t depth, void *user) {
   (void)depth;
   uint64_t stamp = *(const uint64_t *)user;
-  return o->rstamp > stamp || o->mstamp > stamp;
+  const ens_doc *doc = ens__obj_doc(o);
+  return ens__stamp(doc, o, ENS__STAMP_OBJ) > stamp || ens__stamp(doc, o, ENS__STAMP_MOVE) > stamp;
 }
 
 static int s_filter(ens_doc *doc, const ens__op *op, void *user) {
@@ -133,13 +134,13 @@ static int s_filter(ens_doc *doc, const ens__op *op, void *user) {
     if (!o) return ENS_SKIP_GONE;
     const char *key = ens__atom_find(doc, op->str, strlen(op->str));
     const ens__prop *p = key ? ens__obj_find_prop(o, key) : NULL;
-    if (p && p->rstamp > c->stamp) return ENS_SKIP_NEWER_REMOTE;
+    if (p && ens__prop_stamp(doc, o, p) > c->stamp) return ENS_SKIP_NEWER_REMOTE;
     return 0;
   }
   case ENS_OP_MOVE: {
     const ens_obj *o = ens__doc_lookup(doc, op->target);
     if (!o || !ens__doc_lookup(doc, op->parent)) return ENS_SKIP_GONE;
-    if (o->mstamp > c->stamp) return ENS_SKIP_NEWER_REMOTE;
+    if (ens__stamp(doc, o, ENS__STAMP_MOVE) > c->stamp) return ENS_SKIP_NEWER_REMOTE;
     return 0;
   }
   case ENS_OP_DELETE: {

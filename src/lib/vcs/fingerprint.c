@@ -204,14 +204,16 @@ int ens__fp_make(const ens_doc *doc, ens__fp *out) {
       int modelled = 0;
       for (size_t i = 0; i < np && !modelled; i++) {
         const ens__prop *p = &o->props[i];
-        modelled = p->type != ENS_NIL && p->key[0] != '~' && p->key[0] != '@';
+        const char *pk = ens__prop_key(o, p);
+        modelled = p->type != ENS_NIL && pk[0] != '~' && pk[0] != '@';
       }
       for (size_t i = 0; i < np; i++) {
         const ens__prop *p = &o->props[i];
-        if (p->type == ENS_NIL || p->key[0] == '@' || (modelled && p->key[0] == '~')) continue;
+        const char *pk = ens__prop_key(o, p);
+        if (p->type == ENS_NIL || pk[0] == '@' || (modelled && pk[0] == '~')) continue;
         ens_value v = ens__prop_value(p);
         h[nentries++] =
-            (uint32_t)ens__hash_combine(ens__hash_combine(place, s_atom_hash(&atoms, p->key)), s_value_hash(&places, &v));
+            (uint32_t)ens__hash_combine(ens__hash_combine(place, s_atom_hash(&atoms, pk)), s_value_hash(&places, &v));
       }
     }
     if (f->next == ens_obj_child_count(f->obj) || depth > ENS_MAX_DEPTH) {

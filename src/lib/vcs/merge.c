@@ -332,24 +332,27 @@ int ens__merge_value_out(ens_merge *m, int side, ens_value v, ens_value *out) {
   return 0;
 }
 
-static int s_visible(const ens__prop *p, int kept) {
-  return p->type != ENS_NIL && !ens__key_is_local(p->key) && (kept || !ens__key_is_kept_text(p->key));
+static int s_visible(const ens_obj *o, const ens__prop *p, int kept) {
+  if (p->type == ENS_NIL) return 0;
+  const char *key = ens__prop_key(o, p);
+  return !ens__key_is_local(key) && (kept || !ens__key_is_kept_text(key));
 }
 
 int ens__merge_props_differ(const ens_merge *m, uint32_t i, int sa, int sb, int kept) {
   const ens_obj *a = m->nodes[i].obj[sa], *b = m->nodes[i].obj[sb];
   size_t na = 0, nb = 0;
-  for (uint32_t k = 0; k < a->nprops; k++) na += s_visible(&a->props[k], kept);
-  for (uint32_t k = 0; k < b->nprops; k++) nb += s_visible(&b->props[k], kept);
+  for (uint32_t k = 0; k < a->nprops; k++) na += s_visible(a, &a->props[k], kept);
+  for (uint32_t k = 0; k < b->nprops; k++) nb += s_visible(b, &b->props[k], kept);
   if (na != nb) return 1;
   for (uint32_t k = 0; k < a->nprops; k++) {
     const ens__prop *p = &a->props[k];
-    if (!s_visible(p, kept)) continue;
+    if (!s_visible(a, p, kept)) continue;
+    const char *key = ens__prop_key(a, p);
     ens_value va = ens__prop_value(p), vb;
     /* the same reader or replica keeps keys in the same order */
-    if (k < b->nprops && b->props[k].type != ENS_NIL && strcmp(b->props[k].key, p->key) == 0) {
+    if (k < b->nprops && b->props[k].type != ENS_NIL && strcmp(ens__prop_key(b, &b->props[k]), key) == 0) {
       vb = ens__prop_value(&b->props[k]);
-    } else if (ens_obj_get(b, p->key, &vb) != 0) {
+    } else if (ens_obj_get(b, key, &vb) != 0) {
       return 1;
     }
     if (!ens__merge_value_eq(m, sa, &va, sb, &vb)) return 1;

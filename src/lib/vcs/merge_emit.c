@@ -47,45 +47,48 @@ static int s_props(ens_merge *m, uint32_t i) {
     const ens_obj *x = n->obj[s];
     for (uint32_t k = 0; k < x->nprops && !rc; k++) {
       const ens__prop *p = &x->props[k];
-      int use = p->type == ENS_NIL ? -1 : ens__merge_kept_side(m, i, p->key);
+      const char *key = ens__prop_key(x, p);
+      int use = p->type == ENS_NIL ? -1 : ens__merge_kept_side(m, i, key);
       ens_value ignored;
-      if (use < 0 || (s == ENS__THEIRS && ens_obj_get(o, p->key, &ignored) == 0)) continue;
-      rc = s_kept(m, i, p->key, use);
+      if (use < 0 || (s == ENS__THEIRS && ens_obj_get(o, key, &ignored) == 0)) continue;
+      rc = s_kept(m, i, key, use);
     }
   }
   if (rc || (b && !kept && !ens__merge_props_differ(m, i, ENS__BASE, ENS__OURS, 1))) return rc;
   for (uint32_t k = 0; k < o->nprops && !rc; k++) {
     const ens__prop *p = &o->props[k];
-    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
-    if (kept && ens__merge_kept_side(m, i, p->key) >= 0) continue;
+    const char *key = ens__prop_key(o, p);
+    if (p->type == ENS_NIL || ens__key_is_local(key)) continue;
+    if (kept && ens__merge_kept_side(m, i, key) >= 0) continue;
     ens_value vo = ens__prop_value(p), vb = ens_nil(), vt;
     if (b) {
-      ens_obj_get(b, p->key, &vb);
+      ens_obj_get(b, key, &vb);
       if (ens__merge_value_eq(m, ENS__BASE, &vb, ENS__OURS, &vo)) continue;
     }
-    ens_obj_get(t, p->key, &vt);
+    ens_obj_get(t, key, &vt);
     if (ens__merge_value_eq(m, ENS__BASE, &vb, ENS__THEIRS, &vt)) {
-      rc = s_set(m, t, p->key, &vo);
+      rc = s_set(m, t, key, &vo);
     } else if (!ens__merge_value_eq(m, ENS__OURS, &vo, ENS__THEIRS, &vt)) {
-      if (!ens__key_is_kept_text(p->key))
-        rc = ens__merge_conflict(m, b ? ENS_CONFLICT_SET : ENS_CONFLICT_INSERT, i, p->key, &vb, &vo, &vt, prefer_ours);
-      if (!rc && prefer_ours) rc = s_set(m, t, p->key, &vo);
+      if (!ens__key_is_kept_text(key))
+        rc = ens__merge_conflict(m, b ? ENS_CONFLICT_SET : ENS_CONFLICT_INSERT, i, key, &vb, &vo, &vt, prefer_ours);
+      if (!rc && prefer_ours) rc = s_set(m, t, key, &vo);
     }
   }
   /* what ours removed */
   for (uint32_t k = 0; b && k < b->nprops && !rc; k++) {
     const ens__prop *p = &b->props[k];
-    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
-    if (kept && ens__merge_kept_side(m, i, p->key) >= 0) continue;
+    const char *key = ens__prop_key(b, p);
+    if (p->type == ENS_NIL || ens__key_is_local(key)) continue;
+    if (kept && ens__merge_kept_side(m, i, key) >= 0) continue;
     ens_value vo, vb = ens__prop_value(p), vt;
-    if (ens_obj_get(o, p->key, &vo) == 0) continue;
-    ens_obj_get(t, p->key, &vt);
+    if (ens_obj_get(o, key, &vo) == 0) continue;
+    ens_obj_get(t, key, &vt);
     if (ens__merge_value_eq(m, ENS__BASE, &vb, ENS__THEIRS, &vt)) {
-      rc = ens_txn_set(m->txn, t->id, p->key, vo);
+      rc = ens_txn_set(m->txn, t->id, key, vo);
     } else if (vt.type != ENS_NIL) {
-      if (!ens__key_is_kept_text(p->key))
-        rc = ens__merge_conflict(m, ENS_CONFLICT_SET, i, p->key, &vb, &vo, &vt, prefer_ours);
-      if (!rc && prefer_ours) rc = ens_txn_set(m->txn, t->id, p->key, vo);
+      if (!ens__key_is_kept_text(key))
+        rc = ens__merge_conflict(m, ENS_CONFLICT_SET, i, key, &vb, &vo, &vt, prefer_ours);
+      if (!rc && prefer_ours) rc = ens_txn_set(m->txn, t->id, key, vo);
     }
   }
   return rc;
@@ -190,10 +193,11 @@ static int s_insert(ens_merge *m, uint32_t x, ens_id parent, ens_node *parent_no
   int rc = 0;
   for (uint32_t k = 0; k < o->nprops && !rc; k++) {
     const ens__prop *p = &o->props[k];
-    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
+    const char *key = ens__prop_key(o, p);
+    if (p->type == ENS_NIL || ens__key_is_local(key)) continue;
     ens_value v;
     rc = ens__merge_value_out(m, ENS__OURS, ens__prop_value(p), &v);
-    if (!rc) rc = ens_node_set(node, p->key, v);
+    if (!rc) rc = ens_node_set(node, key, v);
   }
   s_list_t l = {NULL, 0};
   if (!rc) rc = s_list(m, x, &l);

@@ -159,11 +159,12 @@ static int s_touch_node(ens_merge *m, uint32_t i, int s, int any, int *marked) {
   int rc = 0;
   for (uint32_t k = 0; k < o->nprops && rc >= 0; k++) {
     const ens__prop *p = &o->props[k];
+    const char *key = ens__prop_key(o, p);
     ens_value v = ens__prop_value(p), vb;
     if (p->type == ENS_NIL || !s_is_ref(m, &v)) continue;
-    if (b && !any && ens_obj_get(b, p->key, &vb) == 0 && ens__merge_value_eq(m, ENS__BASE, &vb, s, &v)) continue;
-    c.key = p->key;
-    rc = s_targets(m, s, o, p->key, &v, s_touch, &c);
+    if (b && !any && ens_obj_get(b, key, &vb) == 0 && ens__merge_value_eq(m, ENS__BASE, &vb, s, &v)) continue;
+    c.key = key;
+    rc = s_targets(m, s, o, key, &v, s_touch, &c);
   }
   if (c.marked) *marked = 1;
   return rc < 0 ? rc : 0;
@@ -264,33 +265,34 @@ static int s_drop_node(ens_merge *m, uint32_t i, int *dropped) {
     const ens_obj *x = n->obj[s];
     for (uint32_t k = 0; x && k < x->nprops; k++) {
       const ens__prop *p = &x->props[k];
+      const char *key = ens__prop_key(x, p);
       ens_value v = ens__prop_value(p);
       if (p->type == ENS_NIL || !s_is_ref(m, &v)) continue;
-      int lost = s_lost(m, s, x, p->key, &v);
+      int lost = s_lost(m, s, x, key, &v);
       if (lost <= 0) {
         if (lost < 0) return lost;
         continue;
       }
-      if (ens__merge_kept_side(m, i, p->key) >= 0) continue;
-      unsigned src = s_source(m, i, p->key);
+      if (ens__merge_kept_side(m, i, key) >= 0) continue;
+      unsigned src = s_source(m, i, key);
       int d = ENS__OURS + ENS__THEIRS - s;
       if (!(src & S_BIT(s))) continue;
       const ens_obj *y = n->obj[d];
       if (y) {
         ens_value vd;
-        ens_obj_get(y, p->key, &vd);
-        int dl = s_lost(m, d, y, p->key, &vd);
+        ens_obj_get(y, key, &vd);
+        int dl = s_lost(m, d, y, key, &vd);
         if (dl < 0) return dl;
         if (src & S_BIT(d)) {
           if (!dl) continue; /* the same value, dangling on d already: not the merge's doing */
         } else if (!dl) {
-          int rc = s_kept_add(m, i, d, p->key);
+          int rc = s_kept_add(m, i, d, key);
           if (rc) return rc;
           continue;
         }
       }
       if (i == 0) { /* the root stays: the property goes instead */
-        int rc = s_kept_add(m, i, ENS__BASE, p->key);
+        int rc = s_kept_add(m, i, ENS__BASE, key);
         if (rc) return rc;
         continue;
       }

@@ -33,7 +33,7 @@ static const ens_obj *s_glyph_of(const ens_obj *o) {
 
 static const ens__prop *s_get(const ens_obj *o, const char *key) {
   for (uint32_t i = 0; i < o->nprops; i++)
-    if (o->props[i].type != ENS_NIL && strcmp(o->props[i].key, key) == 0) return &o->props[i];
+    if (o->props[i].type != ENS_NIL && strcmp(ens__prop_key(o, &o->props[i]), key) == 0) return &o->props[i];
   return NULL;
 }
 
@@ -291,12 +291,13 @@ static int s_check_props(s_ctx *c, const s_key *t, size_t n, const ens_touch *to
   }
   for (uint32_t i = 0; i < o->nprops; i++) {
     const ens__prop *p = &o->props[i];
-    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
+    const char *pk = ens__prop_key(o, p);
+    if (p->type == ENS_NIL || ens__key_is_local(pk)) continue;
     s_key rk;
-    const s_key *k = root ? (s_root_key(p->key, &rk) ? &rk : NULL) : s_find_key(t, n, p->key);
-    if (!k) return s_fail(c, ENS_EFORMAT, "SFD has no property '%s' here, so it would not be written", p->key);
+    const s_key *k = root ? (s_root_key(pk, &rk) ? &rk : NULL) : s_find_key(t, n, pk);
+    if (!k) return s_fail(c, ENS_EFORMAT, "SFD has no property '%s' here, so it would not be written", pk);
     if (k->rule == V_NEVER && (touch->what & ENS_TOUCH_NEW))
-      return s_fail(c, ENS_EFORMAT, "'%s' is the reader's to set, not a transaction's", p->key);
+      return s_fail(c, ENS_EFORMAT, "'%s' is the reader's to set, not a transaction's", pk);
     if ((rc = s_check_value(c, k, p))) return rc;
   }
   for (size_t i = 0; i < n; i++)
@@ -338,7 +339,7 @@ static int s_point(s_ctx *c, const ens_touch *touch) {
                   *extra = NULL, *px = NULL, *py = NULL;
   for (uint32_t i = 0; i < o->nprops; i++) {
     const ens__prop *p = &o->props[i];
-    const char *k = p->key;
+    const char *k = ens__prop_key(o, p);
     if (p->type == ENS_NIL) continue;
     switch (k[0]) {
     case 'x': px = k[1] ? px : p; break;

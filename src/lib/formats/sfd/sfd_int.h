@@ -74,6 +74,8 @@ int ens__sfd_word(const char *s, size_t n);
  * has no end before `end` (the caller decides: an error when reading, the
  * rest of the text when writing). */
 size_t ens__sfd_entry(const char *p, const char *end, uint32_t *lines);
+/* The same when the line at p is cut already (first). */
+size_t ens__sfd_entry_at(const char *p, const char *end, const ens__sfd_line *first, uint32_t *lines);
 
 /* First whitespace-delimited token of a line (leading blanks skipped). */
 static inline size_t ens__sfd_token(const char *s, size_t n, const char **tok) {
@@ -247,6 +249,13 @@ int ens__sfd_check_numbers(const ens_doc *doc, char *why, size_t why_size);
 typedef struct ens__sfd_reader ens__sfd_reader;
 ens__sfd_reader *ens__sfd_reader_new(ens_doc *doc);
 void ens__sfd_reader_free(ens__sfd_reader *r);
+/* Room in the document's arena for what a font of text_bytes of text
+ * makes, in one region, before any of it is made (ENS_ENOMEM). */
+int ens__sfd_reader_reserve(ens__sfd_reader *r, size_t text_bytes);
+/* Room for a text of len bytes in the document (and a NUL after it), for
+ * the caller to fill and pass to one of the functions below, which then
+ * read it where it is; any other text they copy there first. */
+char *ens__sfd_reader_text(ens__sfd_reader *r, size_t len);
 /* A whole single-file SFD. */
 int ens__sfd_read_file_text(ens__sfd_reader *r, const char *data, size_t len);
 /* SFDir: font.props, then each glyph file in order, then finish. */

@@ -13,37 +13,30 @@ typedef struct {
 } s_wordspec;
 
 #define W(s, k) {s, sizeof(s) - 1, k}
-static const s_wordspec s_words[] = {
-    W("StartChar:", S_W_STARTCHAR),
-    W("EndChar", S_W_ENDCHAR),
-    W("Fore", S_W_FORE),
-    W("Back", S_W_BACK),
-    W("Layer:", S_W_LAYER),
-    W("SplineSet", S_W_SPLINESET),
-    W("EndSplineSet", S_W_ENDSPLINESET),
-    W("Refer:", S_W_REFER),
-    W("Ref:", S_W_REF),
-    W("AnchorPoint:", S_W_ANCHOR),
-    W("Kerns2:", S_W_KERNS2),
-    W("VKerns2:", S_W_VKERNS2),
-    W("Image:", S_W_LAYERDATA),
-    W("Image2:", S_W_LAYERDATA),
-    W("Validated:", S_W_LAYERDATA),
-    W("PickledData:", S_W_LAYERDATA),
-    W("PickledDataWithLists:", S_W_LAYERDATA),
-    W("FillGradient:", S_W_LAYERDATA),
-    W("FillPattern:", S_W_LAYERDATA),
-    W("StrokeGradient:", S_W_LAYERDATA),
-    W("StrokePattern:", S_W_LAYERDATA),
-    W("BeginChars:", S_W_BEGINCHARS),
-    W("EndChars", S_W_ENDCHARS),
-    W("EndSplineFont", S_W_ENDSPLINEFONT),
-    W("NamedP:", S_W_NAMEDP),
-    W("Spiro", S_W_CONTOURTAIL),
-    W("Named:", S_W_CONTOURTAIL),
-    W("PathFlags:", S_W_CONTOURTAIL),
-    W("PathStart:", S_W_CONTOURTAIL),
-};
+/* By first letter, so that a line is checked against a few words at most. */
+static const s_wordspec s_w_a[] = {W("AnchorPoint:", S_W_ANCHOR)};
+static const s_wordspec s_w_b[] = {W("Back", S_W_BACK), W("BeginChars:", S_W_BEGINCHARS)};
+static const s_wordspec s_w_e[] = {W("EndChar", S_W_ENDCHAR), W("EndSplineSet", S_W_ENDSPLINESET),
+                                   W("EndChars", S_W_ENDCHARS), W("EndSplineFont", S_W_ENDSPLINEFONT)};
+static const s_wordspec s_w_f[] = {W("Fore", S_W_FORE), W("FillGradient:", S_W_LAYERDATA),
+                                   W("FillPattern:", S_W_LAYERDATA)};
+static const s_wordspec s_w_i[] = {W("Image:", S_W_LAYERDATA), W("Image2:", S_W_LAYERDATA)};
+static const s_wordspec s_w_k[] = {W("Kerns2:", S_W_KERNS2)};
+static const s_wordspec s_w_l[] = {W("Layer:", S_W_LAYER)};
+static const s_wordspec s_w_n[] = {W("NamedP:", S_W_NAMEDP), W("Named:", S_W_CONTOURTAIL)};
+static const s_wordspec s_w_p[] = {W("PickledData:", S_W_LAYERDATA), W("PickledDataWithLists:", S_W_LAYERDATA),
+                                   W("PathFlags:", S_W_CONTOURTAIL), W("PathStart:", S_W_CONTOURTAIL)};
+static const s_wordspec s_w_r[] = {W("Refer:", S_W_REFER), W("Ref:", S_W_REF)};
+static const s_wordspec s_w_s[] = {W("StartChar:", S_W_STARTCHAR), W("SplineSet", S_W_SPLINESET),
+                                   W("StrokeGradient:", S_W_LAYERDATA), W("StrokePattern:", S_W_LAYERDATA),
+                                   W("Spiro", S_W_CONTOURTAIL)};
+static const s_wordspec s_w_v[] = {W("VKerns2:", S_W_VKERNS2), W("Validated:", S_W_LAYERDATA)};
+#define L(c, arr) [c - 'A'] = {arr, sizeof arr / sizeof arr[0]}
+static const struct {
+  const s_wordspec *w;
+  size_t n;
+} s_words[26] = {L('A', s_w_a), L('B', s_w_b), L('E', s_w_e), L('F', s_w_f), L('I', s_w_i), L('K', s_w_k),
+                 L('L', s_w_l), L('N', s_w_n), L('P', s_w_p), L('R', s_w_r), L('S', s_w_s), L('V', s_w_v)};
 
 int ens__sfd_word(const char *s, size_t n) {
   /* point lines are most lines: know them by their first character */
@@ -59,46 +52,44 @@ int ens__sfd_word(const char *s, size_t n) {
   if (tn == 0) return S_W_BLANK;
   char c = t[0];
   if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.') return S_W_NUMBER;
-  for (size_t i = 0; i < sizeof s_words / sizeof s_words[0]; i++)
-    if (s_words[i].len == tn && s_words[i].w[0] == c && memcmp(s_words[i].w, t, tn) == 0) return s_words[i].word;
+  if (c < 'A' || c > 'Z') return S_W_OTHER;
+  const s_wordspec *w = s_words[c - 'A'].w;
+  for (size_t i = 0, k = s_words[c - 'A'].n; i < k; i++)
+    if (w[i].len == tn && memcmp(w[i].w, t, tn) == 0) return w[i].word;
   return S_W_OTHER;
 }
 
-/* Blocks: a first token and the token of the line that ends the block. */
+/* Blocks: a first token and the token of the line that ends the block,
+ * by the first letter of the first token. */
 typedef struct {
   const char *start;
   const char *end;
+  uint8_t slen, elen;
 } s_block;
 
-static const s_block s_blocks[] = {
-    {"TtInstrs:", "EndTTInstrs"},   {"TtTable:", "EndTTInstrs"},      {"TtfInstrs:", "EndTtf"},
-    {"TtfTable:", "EndTtf"},        {"ShortTable:", "EndShort"},      {"BeginPrivate:", "EndPrivate"},
-    {"Image:", "EndImage"},         {"Image2:", "EndImage"},          {"UndoRedoHistory", "EndUndoRedoHistory"},
-    {"Spiro", "EndSpiro"},          {"Grid", "EndSplineSet"},         {"BitmapFont:", "EndBitmapFont"},
-    {"ChainSub2:", "EndFPST"},      {"ChainPos2:", "EndFPST"},        {"ContextSub2:", "EndFPST"},
-    {"ContextPos2:", "EndFPST"},    {"ReverseChain2:", "EndFPST"},    {"ChainSub:", "EndFPST"},
-    {"ChainPos:", "EndFPST"},       {"ContextSub:", "EndFPST"},       {"ContextPos:", "EndFPST"},
-    {"ReverseChain:", "EndFPST"},   {"MacIndic2:", "EndASM"},         {"MacContext2:", "EndASM"},
-    {"MacLigature2:", "EndASM"},    {"MacSimple2:", "EndASM"},        {"MacInsert2:", "EndASM"},
-    {"MacKern2:", "EndASM"},        {"MacIndic:", "EndASM"},          {"MacContext:", "EndASM"},
-    {"MacLigature:", "EndASM"},     {"MacSimple:", "EndASM"},         {"MacInsert:", "EndASM"},
-    {"MacKern:", "EndASM"},         {"MMCDV:", "EndMMSubroutine"},    {"MMNDV:", "EndMMSubroutine"},
-};
-
-/* The token (t, tn) is exactly the word w. Compares lengths first: a NUL
- * inside the token must not stop the comparison early and send w[tn] past
- * the end of w. */
-static int s_tok_is(const char *t, size_t tn, const char *w) {
-  return strlen(w) == tn && memcmp(t, w, tn) == 0;
-}
-
-/* Only these letters start a block: most lines are rejected at once. */
-static int s_may_start_block(char c) {
-  switch (c) {
-  case 'T': case 'S': case 'B': case 'I': case 'U': case 'G': case 'C': case 'R': case 'M': case 'P': return 1;
-  default: return 0;
-  }
-}
+#define K(s, e) {s, e, sizeof(s) - 1, sizeof(e) - 1}
+static const s_block s_b_b[] = {K("BeginPrivate:", "EndPrivate"), K("BitmapFont:", "EndBitmapFont")};
+static const s_block s_b_c[] = {K("ChainSub2:", "EndFPST"),   K("ChainPos2:", "EndFPST"), K("ContextSub2:", "EndFPST"),
+                                K("ContextPos2:", "EndFPST"), K("ChainSub:", "EndFPST"),  K("ChainPos:", "EndFPST"),
+                                K("ContextSub:", "EndFPST"),  K("ContextPos:", "EndFPST")};
+static const s_block s_b_g[] = {K("Grid", "EndSplineSet")};
+static const s_block s_b_i[] = {K("Image:", "EndImage"), K("Image2:", "EndImage")};
+static const s_block s_b_m[] = {K("MacIndic2:", "EndASM"),      K("MacContext2:", "EndASM"), K("MacLigature2:", "EndASM"),
+                                K("MacSimple2:", "EndASM"),     K("MacInsert2:", "EndASM"),  K("MacKern2:", "EndASM"),
+                                K("MacIndic:", "EndASM"),       K("MacContext:", "EndASM"),  K("MacLigature:", "EndASM"),
+                                K("MacSimple:", "EndASM"),      K("MacInsert:", "EndASM"),   K("MacKern:", "EndASM"),
+                                K("MMCDV:", "EndMMSubroutine"), K("MMNDV:", "EndMMSubroutine")};
+static const s_block s_b_r[] = {K("ReverseChain2:", "EndFPST"), K("ReverseChain:", "EndFPST")};
+static const s_block s_b_s[] = {K("ShortTable:", "EndShort"), K("Spiro", "EndSpiro")};
+static const s_block s_b_t[] = {K("TtInstrs:", "EndTTInstrs"), K("TtTable:", "EndTTInstrs"), K("TtfInstrs:", "EndTtf"),
+                                K("TtfTable:", "EndTtf")};
+static const s_block s_b_u[] = {K("UndoRedoHistory", "EndUndoRedoHistory")};
+#define KL(c, arr) [c - 'A'] = {arr, sizeof arr / sizeof arr[0]}
+static const struct {
+  const s_block *b;
+  size_t n;
+} s_blocks[26] = {KL('B', s_b_b), KL('C', s_b_c), KL('G', s_b_g), KL('I', s_b_i), KL('M', s_b_m),
+                  KL('R', s_b_r), KL('S', s_b_s), KL('T', s_b_t), KL('U', s_b_u)};
 
 /* A quoted value that may run over lines (PickledData): the entry ends
  * with the line of the closing quote. */
@@ -128,15 +119,24 @@ static size_t s_quoted(const char *p, const char *end, const ens__sfd_line *firs
 size_t ens__sfd_entry(const char *p, const char *end, uint32_t *lines) {
   ens__sfd_line ln;
   ens__sfd_line_at(p, end, &ln);
+  return ens__sfd_entry_at(p, end, &ln, lines);
+}
+
+size_t ens__sfd_entry_at(const char *p, const char *end, const ens__sfd_line *first, uint32_t *lines) {
+  ens__sfd_line ln = *first;
   *lines = 1;
   const char *t;
   size_t tn = ens__sfd_token(ln.s, ln.n, &t);
   if (tn == 0) return (size_t)(ln.next - p);
-  if (!s_may_start_block(t[0])) goto single;
-  if ((tn == 12 && memcmp(t, "PickledData:", 12) == 0) || (tn == 21 && memcmp(t, "PickledDataWithLists:", 21) == 0))
+  char c = t[0];
+  if (c == 'P' && ((tn == 12 && memcmp(t, "PickledData:", 12) == 0) ||
+                   (tn == 21 && memcmp(t, "PickledDataWithLists:", 21) == 0)))
     return s_quoted(p, end, &ln, lines);
-  for (size_t i = 0; i < sizeof s_blocks / sizeof s_blocks[0]; i++) {
-    if (s_blocks[i].start[0] != t[0] || !s_tok_is(t, tn, s_blocks[i].start)) continue;
+  const s_block *bl = c >= 'A' && c <= 'Z' ? s_blocks[c - 'A'].b : NULL;
+  size_t nb = bl ? s_blocks[c - 'A'].n : 0;
+  for (size_t i = 0; i < nb; i++) {
+    /* lengths first: a NUL inside the token must not end a comparison early */
+    if (bl[i].slen != tn || memcmp(t, bl[i].start, tn) != 0) continue;
     const char *q = ln.next;
     uint32_t n = 1;
     while (q < end) {
@@ -145,7 +145,7 @@ size_t ens__sfd_entry(const char *p, const char *end, uint32_t *lines) {
       n++;
       const char *t2;
       size_t tn2 = ens__sfd_token(l2.s, l2.n, &t2);
-      if (tn2 && t2[0] == 'E' && s_tok_is(t2, tn2, s_blocks[i].end)) {
+      if (tn2 == bl[i].elen && memcmp(t2, bl[i].end, tn2) == 0) {
         *lines = n;
         return (size_t)(l2.next - p);
       }
@@ -153,7 +153,6 @@ size_t ens__sfd_entry(const char *p, const char *end, uint32_t *lines) {
     }
     return 0;
   }
-single:;
   /* FontForge breaks long lines with a backslash before the newline */
   const char *q = ln.next;
   while (ln.n && ln.s[ln.n - 1] == '\\' && q < end) {

@@ -10,7 +10,6 @@
 #include "../../util/error.h"
 #include "sfd_int.h"
 
-#define S_KMAP 512
 #define S_MAXK 160
 
 /* Key and value side by side: one cache line per probe. */
@@ -27,8 +26,9 @@ typedef struct {
 struct ens__sfd_wctx {
   const ens_doc *doc;
   const char *atoms[S_MAXK];
-  const char *kmap_ptr[S_KMAP];
-  int16_t kmap_id[S_KMAP];
+  uint32_t aidx[S_MAXK]; /* atom index of each key, UINT32_MAX when the document has none */
+  int16_t *kid;          /* key id of each atom index of the document, -1 for others */
+  uint32_t nkid;
   const char *kinds[S_NKINDS];
   int nk;
   const char *eol;
@@ -122,16 +122,7 @@ static uint64_t s_mkey(uint32_t section, int64_t v) { return ((uint64_t)section 
 
 /* --- context ---------------------------------------------------------------------- */
 
-static size_t s_kslot(const char *p) { return (size_t)((((uintptr_t)p) >> 4) * 0x9e3779b97f4a7c15ULL >> 55) & (S_KMAP - 1); }
-
-static int s_kid(const ens__sfd_wctx *w, const char *key) {
-  size_t i = s_kslot(key);
-  while (w->kmap_ptr[i]) {
-    if (w->kmap_ptr[i] == key) return w->kmap_id[i];
-    i = (i + 1) & (S_KMAP - 1);
-  }
-  return -1;
-}
+static int s_kid(const ens__sfd_wctx *w, uint32_t key) { return key < w->nkid ? w->kid[key] : -1; }
 
 ens__sfd_wctx *ens__sfd_wctx_new(const ens_doc *doc) {
   ens__sfd_wctx *w = calloc(1, sizeof *w);
@@ -147,14 +138,22 @@ ens__sfd_wctx *ens__sfd_wctx_new(const ens_doc *doc) {
     return NULL;
   }
   w->nk = ens__sfd_key_count();
+  w->nkid = doc->atoms.count;
+  w->kid = malloc((w->nkid ? w->nkid : 1) * sizeof *w->kid);
+  if (!w->kid) {
+    ens__buf_free(&w->scratch);
+    free(w);
+    ens__error(ENS_ENOMEM, "out of memory writing SFD");
+    return NULL;
+  }
+  for (uint32_t i = 0; i < w->nkid; i++) w->kid[i] = -1;
+  for (int k = 0; k < S_MAXK; k++) w->aidx[k] = UINT32_MAX;
   for (int k = 0; k < w->nk && k < S_MAXK; k++) {
     const char *name = ens__sfd_key_name(k);
     w->atoms[k] = ens__atom_find(doc, name, strlen(name));
     if (!w->atoms[k]) continue;
-    size_t i = s_kslot(w->atoms[k]);
-    while (w->kmap_ptr[i]) i = (i + 1) & (S_KMAP - 1);
-    w->kmap_ptr[i] = w->atoms[k];
-    w->kmap_id[i] = (int16_t)k;
+    w->aidx[k] = ens__atom_index(w->atoms[k]);
+    w->kid[w->aidx[k]] = (int16_t)k;
   }
   for (int k = 0; k < S_NKINDS; k++)
     w->kinds[k] = ens__atom_find(doc, ens__sfd_kind_names[k], strlen(ens__sfd_kind_names[k]));
@@ -175,6 +174,7 @@ ens__sfd_wctx *ens__sfd_wctx_new(const ens_doc *doc) {
 void ens__sfd_wctx_free(ens__sfd_wctx *w) {
   if (!w) return;
   ens__buf_free(&w->scratch);
+  free(w->kid);
   free(w->kp);
   s_imap *maps[5] = {&w->num, &w->enc, &w->rgid, &w->renc, &w->pin};
   for (int i = 0; i < 5; i++) free(maps[i]->slots);
@@ -471,12 +471,12 @@ static int s_text_says_gid(ens__sfd_wctx *w, const ens_obj *g, int64_t *negative
 /* s_prop of a glyph's gid and encoding, in one pass over its properties
  * (a glyph's properties are cold in the cache when numbering them). */
 static void s_gid_and_encoding(const ens__sfd_wctx *w, const ens_obj *g, const ens__prop **gp, const ens__prop **ep) {
-  const char *gk = w->atoms[S_K_GID], *ek = w->atoms[S_K_ENCODING];
+  uint32_t gk = w->aidx[S_K_GID], ek = w->aidx[S_K_ENCODING];
   *gp = *ep = NULL;
   for (uint32_t i = 0; i < g->nprops && (!*gp || !*ep); i++) {
     const ens__prop *p = &g->props[i];
-    if (gk && p->key == gk) *gp = p;
-    else if (ek && p->key == ek) *ep = p;
+    if (p->key == gk) *gp = p;
+    else if (p->key == ek) *ep = p;
   }
   if (*gp && (*gp)->type == ENS_NIL) *gp = NULL;
   if (*ep && (*ep)->type == ENS_NIL) *ep = NULL;
@@ -562,57 +562,57 @@ static void s_point_props(const ens__sfd_wctx *w, const ens_obj *o, s_pprops *pp
   for (uint32_t i = 0; i < o->nprops; i++) {
     const ens__prop *p = &o->props[i];
     if (p->type == ENS_NIL) continue;
-    const char *k = p->key;
+    uint32_t k = p->key;
     /* x and y first, read straight from the slot: the hot path of saving */
-    if (k == w->atoms[S_K_X] && p->type == ENS_REAL) {
+    if (k == w->aidx[S_K_X] && p->type == ENS_REAL) {
       pp->x = p->u.r;
       continue;
     }
-    if (k == w->atoms[S_K_Y] && p->type == ENS_REAL) {
+    if (k == w->aidx[S_K_Y] && p->type == ENS_REAL) {
       pp->y = p->u.r;
       continue;
     }
     ens_value v = ens__prop_value(p);
     double d;
     int64_t iv;
-    if (k == w->atoms[S_K_X]) {
+    if (k == w->aidx[S_K_X]) {
       if (s_num(&v, &d)) pp->x = d;
-    } else if (k == w->atoms[S_K_Y]) {
+    } else if (k == w->aidx[S_K_Y]) {
       if (s_num(&v, &d)) pp->y = d;
-    } else if (k == w->atoms[S_K_LN] && p->type == ENS_INT) {
+    } else if (k == w->aidx[S_K_LN] && p->type == ENS_INT) {
       pp->ln = p->u.i;
       pp->has_ln = 1;
-    } else if (k == w->atoms[S_K_TTF] && p->type == ENS_INT) {
+    } else if (k == w->aidx[S_K_TTF] && p->type == ENS_INT) {
       pp->ttf = p->u.i;
       pp->has_ttf = 1;
-    } else if (k == w->atoms[S_K_NEXTCP] && p->type == ENS_INT) {
+    } else if (k == w->aidx[S_K_NEXTCP] && p->type == ENS_INT) {
       pp->nextcp = p->u.i;
       pp->has_nextcp = 1;
-    } else if ((k == w->atoms[S_K_TYPE] || k == w->atoms[S_K_FLAGS]) && p->type == ENS_INT) {
-      if (k == w->atoms[S_K_TYPE]) {
+    } else if ((k == w->aidx[S_K_TYPE] || k == w->aidx[S_K_FLAGS]) && p->type == ENS_INT) {
+      if (k == w->aidx[S_K_TYPE]) {
         pp->type = p->u.i;
         pp->has_type = 1;
       } else {
         pp->flags = p->u.i;
         pp->has_flags = 1;
       }
-    } else if (k == w->atoms[S_K_C1X] || k == w->atoms[S_K_C1Y] || k == w->atoms[S_K_C2X] || k == w->atoms[S_K_C2Y]) {
-      int j = k == w->atoms[S_K_C1X] ? 0 : k == w->atoms[S_K_C1Y] ? 1 : k == w->atoms[S_K_C2X] ? 2 : 3;
+    } else if (k == w->aidx[S_K_C1X] || k == w->aidx[S_K_C1Y] || k == w->aidx[S_K_C2X] || k == w->aidx[S_K_C2Y]) {
+      int j = k == w->aidx[S_K_C1X] ? 0 : k == w->aidx[S_K_C1Y] ? 1 : k == w->aidx[S_K_C2X] ? 2 : 3;
       if (s_num(&v, &d)) pp->c[j] = d;
       pp->has_c = 1;
-    } else if (k == w->atoms[S_K_TYPE]) {
+    } else if (k == w->aidx[S_K_TYPE]) {
       if (s_inum(&v, &iv)) pp->type = iv;
       pp->has_type = 1;
-    } else if (k == w->atoms[S_K_FLAGS]) {
+    } else if (k == w->aidx[S_K_FLAGS]) {
       if (s_inum(&v, &iv)) pp->flags = iv;
       pp->has_flags = 1;
-    } else if (k == w->atoms[S_K_EXTRA]) {
+    } else if (k == w->aidx[S_K_EXTRA]) {
       if (v.type == ENS_STR || v.type == ENS_BYTES) {
         pp->extra = v.u.s.ptr;
         pp->extra_len = v.u.s.len;
         pp->has_extra = 1;
       }
-    } else if (k == w->atoms[S_K_LN]) {
+    } else if (k == w->aidx[S_K_LN]) {
       if (v.type == ENS_INT) {
         pp->ln = v.u.i;
         pp->has_ln = 1;
@@ -947,15 +947,15 @@ static void s_kern_props(const ens__sfd_wctx *w, const ens_obj *o, s_kprops *k) 
     const ens__prop *p = &o->props[i];
     if (p->type == ENS_NIL) continue;
     ens_value v = ens__prop_value(p);
-    if (p->key == w->atoms[S_K_GLYPH] && v.type == ENS_REF) k->target = v.u.ref;
-    else if (p->key == w->atoms[S_K_OFFSET]) s_inum(&v, &k->offset);
-    else if (p->key == w->atoms[S_K_SUBTABLE] && v.type == ENS_STR) {
+    if (p->key == w->aidx[S_K_GLYPH] && v.type == ENS_REF) k->target = v.u.ref;
+    else if (p->key == w->aidx[S_K_OFFSET]) s_inum(&v, &k->offset);
+    else if (p->key == w->aidx[S_K_SUBTABLE] && v.type == ENS_STR) {
       k->sub = v.u.s.ptr;
       k->sub_len = v.u.s.len;
-    } else if (p->key == w->atoms[S_K_DEVICE] && v.type == ENS_STR) {
+    } else if (p->key == w->aidx[S_K_DEVICE] && v.type == ENS_STR) {
       k->dev = v.u.s.ptr;
       k->dev_len = v.u.s.len;
-    } else if (p->key == w->atoms[S_K_VERTICAL]) {
+    } else if (p->key == w->aidx[S_K_VERTICAL]) {
       int64_t b = 0;
       s_inum(&v, &b);
       k->vertical = b != 0;

@@ -174,9 +174,8 @@ static int s_flush(s_reader *r, ens_obj *o) {
     const s_pv *pv = &r->pv[i];
     ens__prop *slot = &o->props[o->nprops];
     const char *src = pv->scratch ? (const char *)r->scratch.data + pv->off : pv->s;
-    slot->key = pv->key;
+    slot->key = ens__atom_index(pv->key);
     slot->type = pv->type;
-    slot->rstamp = 0;
     if (ens__prop_arena_str(r->doc, slot, src, pv->n)) return s_oom();
     o->nprops++;
   }
@@ -293,11 +292,7 @@ static int s_objects(s_reader *r) {
   for (size_t i = 0; i < r->nn; i++)
     if (r->nodes[i].parent == S_NONE) root_kids++;
   if (ens__doc_reserve(doc, r->nn + 1)) return s_oom();
-  if (root_kids) {
-    doc->root->kids = malloc(root_kids * sizeof *doc->root->kids);
-    if (!doc->root->kids) return s_oom();
-    doc->root->capkids = (uint32_t)root_kids;
-  }
+  if (root_kids && ens__obj_arena_kids(doc, doc->root, (uint32_t)root_kids)) return s_oom();
   for (size_t i = 0; i < r->nn; i++) {
     s_node *n = &r->nodes[i];
     ens_obj *parent;
@@ -322,11 +317,7 @@ static int s_objects(s_reader *r) {
     ens_free(tmp);
     if (!o) return ens_error_last()[0] ? ENS_ENOMEM : s_oom();
     n->obj = o;
-    if (n->nkids) {
-      o->kids = malloc(n->nkids * sizeof *o->kids);
-      if (!o->kids) return s_oom();
-      o->capkids = n->nkids;
-    }
+    if (n->nkids && ens__obj_arena_kids(doc, o, n->nkids)) return s_oom();
     r->npv = 0;
     r->scratch.len = 0;
     int rc = s_props(r, n);

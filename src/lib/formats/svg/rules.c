@@ -52,7 +52,7 @@ static int s_fail(s_ctx *c, int code, const char *fmt, ...) {
 
 static const ens__prop *s_get(const ens_obj *o, const char *key) {
   for (uint32_t i = 0; i < o->nprops; i++)
-    if (o->props[i].type != ENS_NIL && strcmp(o->props[i].key, key) == 0) return &o->props[i];
+    if (o->props[i].type != ENS_NIL && strcmp(ens__prop_key(o, &o->props[i]), key) == 0) return &o->props[i];
   return NULL;
 }
 
@@ -154,7 +154,7 @@ static int s_entities(const ens_doc *doc, ens__svg_ents *t) {
   const ens_obj *d = s_doctype(doc);
   for (uint32_t j = 0; d && j < d->nprops; j++) {
     const ens__prop *p = &d->props[j];
-    if (p->key[0] != '&' || !s_text_prop(p)) continue;
+    if (ens__prop_key(d, p)[0] != '&' || !s_text_prop(p)) continue;
     if (t->n == t->cap) {
       size_t nc = t->cap ? t->cap * 2 : 8;
       ens__svg_ent *nv = realloc(t->v, nc * sizeof *nv);
@@ -162,7 +162,7 @@ static int s_entities(const ens_doc *doc, ens__svg_ents *t) {
       t->v = nv;
       t->cap = nc;
     }
-    t->v[t->n++] = (ens__svg_ent){p->key + 1, strlen(p->key + 1), p->u.s, p->len};
+    t->v[t->n++] = (ens__svg_ent){ens__prop_key(d, p) + 1, strlen(ens__prop_key(d, p) + 1), p->u.s, p->len};
   }
   return 0;
 }
@@ -269,8 +269,8 @@ static int s_element(s_ctx *c, const ens_touch *t) {
   } else if (t->what & ENS_TOUCH_PROPS) {
     for (uint32_t i = 0; i < o->nprops; i++) {
       const ens__prop *p = &o->props[i];
-      if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
-      if ((rc = s_attr(c, p, p->key))) return rc;
+      if (p->type == ENS_NIL || ens__key_is_local(ens__prop_key(o, p))) continue;
+      if ((rc = s_attr(c, p, ens__prop_key(o, p)))) return rc;
     }
   }
   return 0;
@@ -282,10 +282,10 @@ static int s_only_keys(s_ctx *c, const char *const *keys, size_t n) {
   const ens_obj *o = c->obj;
   for (uint32_t i = 0; i < o->nprops; i++) {
     const ens__prop *p = &o->props[i];
-    if (p->type == ENS_NIL || ens__key_is_local(p->key)) continue;
+    if (p->type == ENS_NIL || ens__key_is_local(ens__prop_key(o, p))) continue;
     int known = 0;
-    for (size_t k = 0; k < n && !known; k++) known = strcmp(keys[k], p->key) == 0;
-    if (!known) return s_fail(c, ENS_EFORMAT, "'%.60s' is nothing it has, so it would not be written", p->key);
+    for (size_t k = 0; k < n && !known; k++) known = strcmp(keys[k], ens__prop_key(o, p)) == 0;
+    if (!known) return s_fail(c, ENS_EFORMAT, "'%.60s' is nothing it has, so it would not be written", ens__prop_key(o, p));
   }
   return 0;
 }
@@ -452,7 +452,7 @@ static int s_entity(s_ctx *c) {
   if (!n) return s_fail(c, ENS_EFORMAT, "an entity reference needs a 'name'");
   const ens_obj *d = s_doctype(c->doc);
   char key[ENS_MAX_KEY + 2];
-  if (n->len + 2 > sizeof key) return s_fail(c, ENS_EFORMAT, "names an entity the doctype does not declare");
+  if ((size_t)n->len + 2 > sizeof key) return s_fail(c, ENS_EFORMAT, "names an entity the doctype does not declare");
   key[0] = '&';
   memcpy(key + 1, n->u.s, n->len);
   key[n->len + 1] = '\0';
@@ -520,11 +520,11 @@ static int s_doctype_check(s_ctx *c) {
   if (!name) return s_fail(c, ENS_EFORMAT, "a doctype needs a 'name'");
   for (uint32_t i = 0; i < o->nprops; i++) {
     const ens__prop *p = &o->props[i];
-    if (p->type == ENS_NIL || ens__key_is_local(p->key) || p->key == name->key || (src && p->key == src->key)) continue;
-    if (p->key[0] != '&') return s_fail(c, ENS_EFORMAT, "'%.60s' is nothing it has, so it would not be written", p->key);
-    const char *why = s_name_problem(p->key + 1, strlen(p->key + 1));
-    if (why) return s_fail(c, ENS_EFORMAT, "entity name '%.60s' %s", p->key + 1, why);
-    if ((rc = s_string(c, p->key, p))) return rc;
+    if (p->type == ENS_NIL || ens__key_is_local(ens__prop_key(o, p)) || p->key == name->key || (src && p->key == src->key)) continue;
+    if (ens__prop_key(o, p)[0] != '&') return s_fail(c, ENS_EFORMAT, "'%.60s' is nothing it has, so it would not be written", ens__prop_key(o, p));
+    const char *why = s_name_problem(ens__prop_key(o, p) + 1, strlen(ens__prop_key(o, p) + 1));
+    if (why) return s_fail(c, ENS_EFORMAT, "entity name '%.60s' %s", ens__prop_key(o, p) + 1, why);
+    if ((rc = s_string(c, ens__prop_key(o, p), p))) return rc;
   }
   const char *why = s_name_problem(name->u.s, name->len);
   if (why) return s_fail(c, ENS_EFORMAT, "its name %s", why);
@@ -540,8 +540,8 @@ static int s_doctype_check(s_ctx *c) {
   size_t nents = 0;
   for (uint32_t i = 0; i < o->nprops; i++) {
     const ens__prop *p = &o->props[i];
-    if (p->type == ENS_NIL || p->key[0] != '&') continue;
-    ens__buf_printf(&b, "&%s;", p->key + 1);
+    if (p->type == ENS_NIL || ens__prop_key(o, p)[0] != '&') continue;
+    ens__buf_printf(&b, "&%s;", ens__prop_key(o, p) + 1);
     nents++;
   }
   ens__buf_puts(&b, "</");

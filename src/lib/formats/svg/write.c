@@ -79,12 +79,12 @@ static int s_value_text(const ens__prop *p, ens_buf *tmp, const char **s, size_t
 
 static int s_is_attr_key(const char *key) { return key[0] != '~' && key[0] != '@' && key[0] != '&'; }
 
-static void s_new_attr(s_writer *w, const ens__prop *p, ens_buf *tmp) {
+static void s_new_attr(s_writer *w, const ens_obj *o, const ens__prop *p, ens_buf *tmp) {
   const char *s;
   size_t n;
   if (!s_value_text(p, tmp, &s, &n)) return;
   ens__buf_putc(w->out, ' ');
-  ens__buf_puts(w->out, p->key);
+  ens__buf_puts(w->out, ens__prop_key(o, p));
   ens__buf_puts(w->out, "=\"");
   ens__svg_escape_attr(s, n, '"', w->out);
   ens__buf_putc(w->out, '"');
@@ -153,7 +153,8 @@ static int s_element(s_writer *w, const ens_obj *o, size_t depth) {
       }
     }
     for (uint32_t i = 0; i < o->nprops; i++)
-      if (!w->seen[i] && o->props[i].type != ENS_NIL && s_is_attr_key(o->props[i].key)) s_new_attr(w, &o->props[i], &tmp);
+      if (!w->seen[i] && o->props[i].type != ENS_NIL && s_is_attr_key(ens__prop_key(o, &o->props[i])))
+        s_new_attr(w, o, &o->props[i], &tmp);
     const char *end = src + src_n;
     if (self_closed && o->nkids) {
       for (const char *q = tail; q < end; q++)
@@ -166,7 +167,8 @@ static int s_element(s_writer *w, const ens_obj *o, size_t depth) {
     ens__buf_putc(out, '<');
     ens__buf_puts(out, o->kind);
     for (uint32_t i = 0; i < o->nprops; i++)
-      if (o->props[i].type != ENS_NIL && s_is_attr_key(o->props[i].key)) s_new_attr(w, &o->props[i], &tmp);
+      if (o->props[i].type != ENS_NIL && s_is_attr_key(ens__prop_key(o, &o->props[i])))
+        s_new_attr(w, o, &o->props[i], &tmp);
     self_closed = o->nkids == 0;
     ens__buf_puts(out, self_closed ? " />" : ">");
   }
@@ -289,8 +291,8 @@ int ens__svg_doctype_text(const ens_doc *doc, const ens_obj *o, ens_buf *out) {
   int any = 0;
   for (uint32_t i = 0; i < o->nprops; i++) {
     const ens__prop *p = &o->props[i];
-    if (p->key[0] != '&' || (p->type != ENS_STR && p->type != ENS_BYTES)) continue;
-    ens__buf_printf(out, "%s\n<!ENTITY %s \"", any ? "" : " [", p->key + 1);
+    if (ens__prop_key(o, p)[0] != '&' || (p->type != ENS_STR && p->type != ENS_BYTES)) continue;
+    ens__buf_printf(out, "%s\n<!ENTITY %s \"", any ? "" : " [", ens__prop_key(o, p) + 1);
     s_entity_literal(p->u.s, p->len, out);
     ens__buf_puts(out, "\">");
     any = 1;
@@ -402,7 +404,8 @@ static int s_entities(s_writer *w) {
     if (d->kind != w->kinds[W_DOCTYPE]) continue;
     for (uint32_t j = 0; j < d->nprops; j++) {
       const ens__prop *p = &d->props[j];
-      if (p->key[0] != '&' || (p->type != ENS_STR && p->type != ENS_BYTES)) continue;
+      const char *key = ens__prop_key(d, p);
+      if (key[0] != '&' || (p->type != ENS_STR && p->type != ENS_BYTES)) continue;
       if (w->ents.n == w->ents.cap) {
         size_t nc = w->ents.cap ? w->ents.cap * 2 : 8;
         ens__svg_ent *nv = realloc(w->ents.v, nc * sizeof *nv);
@@ -410,7 +413,7 @@ static int s_entities(s_writer *w) {
         w->ents.v = nv;
         w->ents.cap = nc;
       }
-      w->ents.v[w->ents.n++] = (ens__svg_ent){p->key + 1, strlen(p->key + 1), p->u.s, p->len};
+      w->ents.v[w->ents.n++] = (ens__svg_ent){key + 1, strlen(key + 1), p->u.s, p->len};
     }
   }
   return 0;
