@@ -272,6 +272,13 @@ static void s_client_scripts(const char *dir) {
   ens__buf_putc(&s_script, 'S');
   c_collab(0x723a4400, 0);
   s_script_write(dir, "regress-sfd-empty-extra");
+  /* the font's SplineFontDB property removed by the user's commit (its
+   * line dropped from the font's text, the file did not read) */
+  ens__buf_putc(&s_script, 'S');
+  c_op1(C_WELCOME, 0);
+  c_op(C_DELIVER_ALL);
+  c_seed(C_COMMIT, 0x00ffff5b);
+  s_script_write(dir, "regress-sfd-first-line-removed");
 
   /* a snapshot of one empty chunk, then a good one; undo and redo before
    * the first snapshot; a commit before it */

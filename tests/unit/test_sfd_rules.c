@@ -320,6 +320,9 @@ static void test_kept_text_that_would_read_as_more_refused(void **state) {
             "would end the layer");
   s_refused(doc, s_set(layer, "~tail", s_text("EndSplineSet")), ENS_EFORMAT, "does not end its last line");
   s_refused(doc, s_set(ens_doc_root(doc), "~tail", s_text("EndChars\n")), ENS_EFORMAT, "EndSplineFont");
+  /* its first line, kept in its text but written from the property */
+  s_refused(doc, s_set(ens_doc_root(doc), "SplineFontDB", ens_nil()), ENS_EFORMAT, "'SplineFontDB', its first line");
+  s_accepted(doc, s_set(ens_doc_root(doc), "SplineFontDB", ens_str("3.0")));
   /* a font's text taken away, or made empty: the writer frames its glyphs */
   s_accepted(doc, s_set(ens_doc_root(doc), "~head", s_text("")));
   s_accepted(doc, s_set(ens_doc_root(doc), "~head", ens_nil()));

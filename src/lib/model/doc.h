@@ -212,14 +212,14 @@ ens_obj *ens__obj_append_read(ens_doc *doc, ens_id id, const char *kind, ens_obj
                               size_t pos_len);
 /* Make room for n more objects at once (the id map). */
 int ens__doc_reserve(ens_doc *doc, size_t n);
-/* Make room for a load of about bytes bytes in the arena, in one region
- * (huge pages when large); what is not used is never touched. */
-int ens__doc_reserve_arena(ens_doc *doc, size_t bytes);
 /* Ids of this document's site handed out from now on have counters above
  * floor (a session's server gives it with the site: a site taken back from
  * an idle client comes with a floor above every id that client may have
  * made). ens_doc_set_site starts again from the document's own ids. */
 void ens__doc_id_floor(ens_doc *doc, uint64_t floor);
+/* Make room for a load of about bytes bytes in the arena, in one region
+ * (huge pages when large); what is not used is never touched. */
+int ens__doc_reserve_arena(ens_doc *doc, size_t bytes);
 /* Remove obj and its subtree from the document and free them. */
 void ens__obj_destroy(ens_doc *doc, ens_obj *obj);
 /* Reparent / reposition (no checks). */

@@ -159,9 +159,9 @@ static int s_touch_node(ens_merge *m, uint32_t i, int s, int any, int *marked) {
   int rc = 0;
   for (uint32_t k = 0; k < o->nprops && rc >= 0; k++) {
     const ens__prop *p = &o->props[k];
+    const char *key = ens__prop_key(o, p);
     ens_value v = ens__prop_value(p), vb;
     if (p->type == ENS_NIL || !s_is_ref(m, &v)) continue;
-    const char *key = ens__prop_key(o, p);
     if (b && !any && ens_obj_get(b, key, &vb) == 0 && ens__merge_value_eq(m, ENS__BASE, &vb, s, &v)) continue;
     c.key = key;
     rc = s_targets(m, s, o, key, &v, s_touch, &c);
@@ -265,9 +265,9 @@ static int s_drop_node(ens_merge *m, uint32_t i, int *dropped) {
     const ens_obj *x = n->obj[s];
     for (uint32_t k = 0; x && k < x->nprops; k++) {
       const ens__prop *p = &x->props[k];
+      const char *key = ens__prop_key(x, p);
       ens_value v = ens__prop_value(p);
       if (p->type == ENS_NIL || !s_is_ref(m, &v)) continue;
-      const char *key = ens__prop_key(x, p);
       int lost = s_lost(m, s, x, key, &v);
       if (lost <= 0) {
         if (lost < 0) return lost;

@@ -888,8 +888,10 @@ static int s_root_seq(s_ctx *c) {
   s_text_of(root, "~tail", &tl, &tln);
   if (has_head && (hn < 13 || memcmp(h, "SplineFontDB:", 13) != 0))
     return s_fail(c, ENS_EFORMAT, "'~head' must start with its SplineFontDB: line");
-  if (!has_head && !s_get(root, "SplineFontDB"))
-    return s_fail(c, ENS_EFORMAT, "a font without text needs 'SplineFontDB', its first line");
+  /* the writer drops a keyed line whose property is gone, this one from
+   * the font's text too, and a file without it is no SFD file */
+  if (!s_get(root, "SplineFontDB"))
+    return s_fail(c, ENS_EFORMAT, "a font needs 'SplineFontDB', its first line, without which it does not read");
   if (!has_head && !dir) in_chars = saw_end = 1; /* the writer frames a font made from nothing */
   if ((rc = s_read_text(&r, T_ROOT, h, hn, 0))) return rc;
   s_scan_font_words(h, hn, &in_chars, &saw_end);
