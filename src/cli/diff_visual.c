@@ -10,6 +10,10 @@
 #include "cli.h"
 #include "docfile.h"
 
+/* A large drawing's composite takes librsvg tens of seconds on a busy
+ * machine (docs/vcs.md): more than ensemble render's default. */
+#define S_RENDER_SECONDS 120
+
 typedef enum { S_OUT_SVG, S_OUT_PNG, S_OUT_HTML, S_OUT_BAD } s_out_kind;
 
 static s_out_kind s_out_kind_of(const char *path) {
@@ -21,7 +25,8 @@ static s_out_kind s_out_kind_of(const char *path) {
   return S_OUT_BAD;
 }
 
-int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path, const char *out, int quiet) {
+int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path, const char *out, int timeout_s,
+                    int quiet) {
   s_out_kind kind = s_out_kind_of(out);
   if (kind == S_OUT_BAD) {
     fprintf(stderr, "ensemble %s: %s: the output's name must end in .svg, .png or .html\n", cmd, out);
@@ -50,7 +55,7 @@ int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path,
   if (kind == S_OUT_SVG) {
     rc = ens_visdiff_svg(vd, (char **)&bytes, &len);
   } else if (kind == S_OUT_PNG) {
-    ens_render_size size = {0, 0, 0};
+    ens_render_size size = {0, 0, (timeout_s > 0 ? timeout_s : S_RENDER_SECONDS) * 1000};
     rc = ens_visdiff_png(vd, size, &bytes, &len);
   } else {
     char title[512];
@@ -86,11 +91,12 @@ done:
 
 static const cli_option s_options[] = {
     {"output", 'o', "OUT", "the file to write (atomically): OUT.svg, OUT.png or OUT.html; required"},
+    {"timeout", 't', "SECONDS", "give up rendering a PNG that takes longer (default 120)"},
     {"quiet", 'q', NULL, "print nothing on success"},
     {0}};
 
 static const cli_spec s_spec = {
-    "visdiff", "OLD NEW -o OUT.svg|OUT.png|OUT.html",
+    "visdiff", "OLD NEW -o OUT.svg|OUT.png|OUT.html [--timeout S] [--quiet]",
     "Draws what changed between two versions of a drawing (.svg) or a font\n"
     "(.sfd, SFDir): unchanged elements dimmed, added ones outlined in green,\n"
     "removed ones re-drawn from OLD in vermillion, changed ones in blue over\n"
@@ -107,5 +113,15 @@ int cli_cmd_visdiff(int argc, char **argv) {
   if (rc != CLI_RUN) return rc;
   const char *out = cli_opt(&s_spec, &args, "output");
   if (!out) return cli_usage_error(&s_spec, "give the file to write with -o OUT.svg, OUT.png or OUT.html");
-  return cli_diff_visual(s_spec.name, args.args[0], args.args[1], out, cli_opt(&s_spec, &args, "quiet") != NULL);
+  int secs = 0;
+  const char *t = cli_opt(&s_spec, &args, "timeout");
+  if (t) {
+    char *end;
+    long v = strtol(t, &end, 10);
+    if (end == t || *end || v < 1 || v > 86400)
+      return cli_usage_error(&s_spec, "a timeout is a whole number of seconds, 1 to 86400");
+    secs = (int)v;
+  }
+  return cli_diff_visual(s_spec.name, args.args[0], args.args[1], out, secs,
+                         cli_opt(&s_spec, &args, "quiet") != NULL);
 }

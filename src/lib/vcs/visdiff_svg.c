@@ -189,6 +189,18 @@ static int s_hasmark(const ens_obj *o, size_t depth, void *user) {
 
 static int s_skip_key(const char *key) { return key[0] == '~' || key[0] == '&' || key[0] == '@'; }
 
+/* A reference to a file or URL (an image, a use of another file's
+ * element): left out, so that neither the renderer nor a browser showing
+ * the page fetches anything; links (<a>) fetch nothing and stay. */
+static int s_external(const ens_obj *o, const char *key, const char *s, size_t n) {
+  size_t kl = strlen(key);
+  if (!(strcmp(key, "href") == 0 || (kl > 5 && strcmp(key + kl - 5, ":href") == 0))) return 0;
+  const char *k = ens_obj_kind(o);
+  if (strcmp(k, "a") == 0 || strcmp(k, "svg:a") == 0) return 0;
+  while (n && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) s++, n--;
+  return !(n && s[0] == '#') && !(n >= 5 && strncmp(s, "data:", 5) == 0);
+}
+
 static int s_note_ref(s_w *w, const ens_obj *t) {
   if (w->nrefs == w->caprefs) {
     size_t cap = w->caprefs ? w->caprefs * 2 : 32;
@@ -247,6 +259,7 @@ static void s_attrs(s_w *w, const ens_obj *o, int old, const char *cls, long num
     const char *key;
     ens_value v;
     if (ens_obj_prop_at(o, i, &key, &v) != 0 || v.type != ENS_STR || s_skip_key(key)) continue;
+    if (s_external(o, key, v.u.s.ptr, v.u.s.len)) continue;
     ens__buf_putc(b, ' ');
     ens__buf_puts(b, key);
     ens__buf_puts(b, "=\"");
