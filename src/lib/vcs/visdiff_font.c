@@ -210,10 +210,19 @@ static void s_contour(ens_buf *b, const ens_obj *contour, const s_mat *m) {
     if (i == 0) {
       ens__buf_puts(b, "M");
     } else if (ens_obj_get(p, "c1x", &v) == 0) {
-      ens__buf_puts(b, "C");
-      s_xy(b, m, ens__vd_num(p, "c1x", 0), ens__vd_num(p, "c1y", 0));
-      ens__buf_putc(b, ' ');
-      s_xy(b, m, ens__vd_num(p, "c2x", 0), ens__vd_num(p, "c2y", 0));
+      double c1x = ens__vd_num(p, "c1x", 0), c1y = ens__vd_num(p, "c1y", 0);
+      double c2x = ens__vd_num(p, "c2x", 0), c2y = ens__vd_num(p, "c2y", 0);
+      /* a quadratic (TrueType) font's curve carries its one control point
+       * twice; a cubic one whose two control points meet is the same curve
+       * within a hair */
+      if (c1x == c2x && c1y == c2y) {
+        ens__buf_puts(b, "Q");
+      } else {
+        ens__buf_puts(b, "C");
+        s_xy(b, m, c1x, c1y);
+        ens__buf_putc(b, ' ');
+      }
+      s_xy(b, m, c2x, c2y);
       ens__buf_putc(b, ' ');
     } else {
       ens__buf_puts(b, "L");
