@@ -127,6 +127,18 @@ int ens_visdiff_html(const ens_visdiff *vd, const char *title, char **html, size
   ens__vd_escape(&b, title, strlen(title), 0);
   ens__buf_puts(&b, "</title>\n<style>\n");
   ens__buf_puts(&b, s_css);
+  /* in the browser the marks' strokes keep one width on screen whatever
+   * the drawing's scale (librsvg, for the PNG, has no vector-effect) */
+  if (!vd->font) {
+    static const char *const leaves[] = {"path", "rect", "circle", "ellipse", "line", "polyline", "polygon",
+                                         "text", "image", "use"};
+    static const char *const classes[] = {"ens-added", "ens-in-added", "ens-changed", "ens-in-changed",
+                                          "ens-removed", "ens-in-removed", "ens-ghost", "ens-in-ghost"};
+    for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++)
+      for (size_t l = 0; l < sizeof leaves / sizeof leaves[0]; l++)
+        ens__buf_printf(&b, "%s#ov %s.%s", c || l ? "," : "", leaves[l], classes[c]);
+    ens__buf_puts(&b, "{vector-effect:non-scaling-stroke;stroke-width:2.5px!important}\n");
+  }
   ens__buf_puts(&b, "</style></head>\n<body>\n<header><h1>");
   ens__vd_escape(&b, title, strlen(title), 0);
   ens__buf_printf(&b,

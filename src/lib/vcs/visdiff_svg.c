@@ -569,7 +569,7 @@ int ens__vd_svg_write(ens_visdiff *vd, ens_buf *out) {
   s_size(root, &dw, &dh, &vd->width, &vd->height, &has_vb);
   /* without a viewBox the drawing would not scale to a page or an image */
   if (!has_vb) snprintf(w.add_vb, sizeof w.add_vb, "0 0 %g %g", dw, dh);
-  w.stroke = (dw > dh ? dw : dh) / 800.0;
+  w.stroke = (dw > dh ? dw : dh) / 500.0;
   if (!rc) {
     ens__buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     s_write_new(&w, root, 0, 0);
