@@ -121,6 +121,17 @@ static void s_expect_font(const ens_doc *old_doc, const ens_doc *cur, const ens_
       ens_txn_op_set(t, i, &key, &v);
       if (key[0] == '~' || key[0] == '@') continue;
       if (s_is(o, "ref") && !strcmp(key, "selected")) continue;
+      if (g == o && !strcmp(key, "flags") && v.type == ENS_STR &&
+          ens_obj_get(ens_doc_get(old_doc, id), key, &was) == 0 && was.type == ENS_STR) {
+        char x[64] = "", y[64] = "";
+        size_t nx = 0, ny = 0;
+        for (size_t q = 0; q < v.u.s.len && nx < 63; q++)
+          if (v.u.s.ptr[q] != 'O' && v.u.s.ptr[q] != ' ') x[nx++] = v.u.s.ptr[q];
+        for (size_t q = 0; q < was.u.s.len && ny < 63; q++)
+          if (was.u.s.ptr[q] != 'O' && was.u.s.ptr[q] != ' ') y[ny++] = was.u.s.ptr[q];
+        x[nx] = y[ny] = 0;
+        if (!strcmp(x, y)) continue;
+      }
       if (s_is(o, "point") && !strcmp(key, "flags") && ens_obj_get(ens_doc_get(old_doc, id), key, &was) == 0 &&
           ((was.u.i ^ v.u.i) & ~(int64_t)4) == 0)
         continue;

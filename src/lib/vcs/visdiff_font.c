@@ -66,6 +66,16 @@ static size_t s_count_kind(const ens_obj *o, const char *kind) {
   return n;
 }
 
+static int s_same_without_o(ens_value a, ens_value b) {
+  size_t i = 0, j = 0;
+  for (;;) {
+    while (i < a.u.s.len && (a.u.s.ptr[i] == 'O' || a.u.s.ptr[i] == ' ')) i++;
+    while (j < b.u.s.len && (b.u.s.ptr[j] == 'O' || b.u.s.ptr[j] == ' ')) j++;
+    if (i == a.u.s.len || j == b.u.s.len) return i == a.u.s.len && j == b.u.s.len;
+    if (a.u.s.ptr[i++] != b.u.s.ptr[j++]) return 0;
+  }
+}
+
 static int s_op(s_ctx *c, size_t i) {
   ens_visdiff *vd = c->vd;
   const ens_txn *t = vd->txn;
@@ -88,6 +98,10 @@ static int s_op(s_ctx *c, size_t i) {
         ens_obj_get(before, key, &was) == 0 && was.type == ENS_INT && ((v.u.i ^ was.u.i) & ~(int64_t)4) == 0)
       return 0;
     if (strcmp(key, "selected") == 0 && strcmp(kind, "ref") == 0) return 0;
+    /* and the O of a glyph's Flags: the glyph was open in a window */
+    if (g == o && strcmp(key, "flags") == 0 && v.type == ENS_STR && ens_obj_get(before, key, &was) == 0 &&
+        was.type == ENS_STR && s_same_without_o(v, was))
+      return 0;
     s_gl *gl = s_gl_get(c, ens_obj_id(g));
     if (!gl) return ens__error(ENS_ENOMEM, "out of memory");
     if (strcmp(kind, "point") == 0) {
