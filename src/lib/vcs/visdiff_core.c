@@ -9,6 +9,7 @@
 
 #include "../util/error.h"
 #include "../util/hash.h"
+#include "../util/utf8.h"
 #include "ensemble/diff.h"
 #include "ensemble/sfd.h"
 #include "ensemble/svg.h"
@@ -75,22 +76,34 @@ void ens__vd_map_free(vd_map *m) {
 
 void ens__vd_escape(ens_buf *b, const char *s, size_t n, int attr) {
   size_t run = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n;) {
     const char *rep = NULL;
-    switch (s[i]) {
-      case '&': rep = "&amp;"; break;
-      case '<': rep = "&lt;"; break;
-      case '>': rep = "&gt;"; break;
-      case '"': rep = attr ? "&quot;" : NULL; break;
-      case '\t': rep = attr ? "&#9;" : NULL; break;
-      case '\n': rep = attr ? "&#10;" : NULL; break;
-      case '\r': rep = "&#13;"; break;
-      default: break;
+    size_t at = i;
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x80) {
+      /* what is not XML text (a font's names may hold any bytes) becomes
+       * U+FFFD, so that the composite stays well-formed */
+      int32_t cp = ens__utf8_next(s, n, &i);
+      if (cp >= 0 && ens__xml_char(cp)) continue;
+      if (cp < 0 && i == at) i++;
+      rep = "\xef\xbf\xbd";
+    } else {
+      i++;
+      switch (c) {
+        case '&': rep = "&amp;"; break;
+        case '<': rep = "&lt;"; break;
+        case '>': rep = "&gt;"; break;
+        case '"': rep = attr ? "&quot;" : NULL; break;
+        case '\t': rep = attr ? "&#9;" : NULL; break;
+        case '\n': rep = attr ? "&#10;" : NULL; break;
+        case '\r': rep = "&#13;"; break;
+        default: rep = c < 0x20 ? "\xef\xbf\xbd" : NULL; break;
+      }
     }
     if (!rep) continue;
-    ens__buf_append(b, s + run, i - run);
+    ens__buf_append(b, s + run, at - run);
     ens__buf_puts(b, rep);
-    run = i + 1;
+    run = i;
   }
   ens__buf_append(b, s + run, n - run);
 }

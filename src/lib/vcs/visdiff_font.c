@@ -248,13 +248,20 @@ static void s_contour(ens_buf *b, const ens_obj *contour, const s_mat *m) {
 
 /* The glyph's outline: its foreground's contours and, transformed, those
  * of the glyphs it references. */
-static void s_outline(ens_buf *b, const ens_doc *doc, const ens_obj *glyph, const s_mat *m, int depth) {
+/* Contours drawn for one glyph at most: references nested and repeated
+ * (a glyph of 100 references to one of 100 references...) would
+ * otherwise multiply without end. */
+#define S_MAX_CONTOURS 20000
+
+static void s_outline(ens_buf *b, const ens_doc *doc, const ens_obj *glyph, const s_mat *m, int depth, size_t *budget) {
   const ens_obj *l = s_fore(glyph);
   if (!l || depth > 16) return;
   for (size_t i = 0; i < ens_obj_child_count(l); i++) {
     const ens_obj *k = ens_obj_child(l, i);
     const char *kind = ens_obj_kind(k);
+    if (*budget == 0) return;
     if (strcmp(kind, "contour") == 0) {
+      (*budget)--;
       s_contour(b, k, m);
     } else if (strcmp(kind, "ref") == 0) {
       ens_value v;
@@ -265,7 +272,7 @@ static void s_outline(ens_buf *b, const ens_doc *doc, const ens_obj *glyph, cons
                  ens__vd_num(k, "yy", 1), ens__vd_num(k, "dx", 0), ens__vd_num(k, "dy", 0)};
       s_mat t = {m->a * r.a + m->c * r.b, m->b * r.a + m->d * r.b, m->a * r.c + m->c * r.d,
                  m->b * r.c + m->d * r.d, m->a * r.e + m->c * r.f + m->e, m->b * r.e + m->d * r.f + m->f};
-      s_outline(b, doc, to, &t, depth + 1);
+      s_outline(b, doc, to, &t, depth + 1, budget);
     }
   }
 }
@@ -275,8 +282,8 @@ static const s_mat s_id = {1, 0, 0, 1, 0, 0};
 static void s_path(ens_buf *b, const ens_doc *doc, const ens_obj *glyph, const char *cls) {
   size_t start = b->len;
   ens__buf_printf(b, "<path class=\"%s\" d=\"", cls);
-  size_t mark = b->len;
-  s_outline(b, doc, glyph, &s_id, 0);
+  size_t mark = b->len, budget = S_MAX_CONTOURS;
+  s_outline(b, doc, glyph, &s_id, 0, &budget);
   if (b->len == mark) {
     b->len = start; /* an empty glyph: nothing to draw */
     return;

@@ -16,6 +16,8 @@
 
 int ens__vd_svg_counted(const ens_obj *obj);
 
+static const ens_obj *s_root_el(const ens_doc *d);
+
 /* --- OLD's ids ----------------------------------------------------------------------- */
 
 typedef struct {
@@ -401,6 +403,22 @@ static void s_style(s_w *w) {
   ens__buf_puts(b, "</style>");
 }
 
+/* The namespace prefixes OLD's root element declares and NEW's does not:
+ * the copies from OLD may use them. */
+static void s_old_namespaces(s_w *w, const ens_obj *root) {
+  const ens_obj *old_root = s_root_el(w->vd->old_doc);
+  size_t np = old_root ? ens_obj_prop_count(old_root) : 0;
+  for (size_t i = 0; i < np; i++) {
+    const char *key;
+    ens_value v, have;
+    if (ens_obj_prop_at(old_root, i, &key, &v) != 0 || v.type != ENS_STR || strncmp(key, "xmlns:", 6) != 0) continue;
+    if (ens_obj_get(root, key, &have) == 0) continue;
+    ens__buf_printf(w->out, " %s=\"", key);
+    ens__vd_escape(w->out, v.u.s.ptr, v.u.s.len, 1);
+    ens__buf_putc(w->out, '"');
+  }
+}
+
 static void s_write_new(s_w *w, const ens_obj *o, int inside, int depth) {
   if (w->rc) return;
   if (depth > ENS_MAX_DEPTH) {
@@ -441,6 +459,7 @@ static void s_write_new(s_w *w, const ens_obj *o, int inside, int depth) {
   ens__buf_puts(b, k);
   s_attrs(w, o, 0, cls, num, "data-ens");
   if (root_el && w->add_vb[0]) ens__buf_printf(b, " viewBox=\"%s\"", w->add_vb);
+  if (root_el) s_old_namespaces(w, o);
   size_t n = ens_obj_child_count(o);
   int has_pieces = ens__vd_map_item(&w->pmap, id) && *ens__vd_map_item(&w->pmap, id) >= 0;
   if (!n && !root_el && !has_pieces) {
@@ -568,7 +587,7 @@ int ens__vd_svg_write(ens_visdiff *vd, ens_buf *out) {
   int has_vb;
   s_size(root, &dw, &dh, &vd->width, &vd->height, &has_vb);
   /* without a viewBox the drawing would not scale to a page or an image */
-  if (!has_vb) snprintf(w.add_vb, sizeof w.add_vb, "0 0 %g %g", dw, dh);
+  if (!has_vb && !ens__vd_str(root, "viewBox", NULL)) snprintf(w.add_vb, sizeof w.add_vb, "0 0 %g %g", dw, dh);
   w.stroke = (dw > dh ? dw : dh) / 500.0;
   if (!rc) {
     ens__buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
