@@ -308,6 +308,31 @@ static void test_references_inside_a_removed_element_resolve(void **state) {
   s_close(&c);
 }
 
+static void test_definitions_keep_what_new_has(void **state) {
+  (void)state;
+  s_case c;
+  s_open(&c,
+         "<svg " NS " viewBox='0 0 100 100'><defs><linearGradient id='g'><stop id='s1' offset='0'/>"
+         "<stop id='s2' offset='0.5' stop-color='red'/><stop id='s3' offset='1'/></linearGradient>"
+         "<mask id='m'><rect id='mr' width='50' height='50' fill='white'/></mask></defs>"
+         "<rect id='shape' width='90' height='90' fill='url(#g)' mask='url(#m)'/></svg>",
+         "<svg " NS " viewBox='0 0 100 100'><defs><linearGradient id='g'><stop id='s1' offset='0.2'/>"
+         "<stop id='s3' offset='1'/></linearGradient>"
+         "<mask id='m'><rect id='mr' width='50' height='50' fill='white'/><rect id='mr2' y='60' width='9' "
+         "height='9' fill='white'/></mask></defs>"
+         "<rect id='shape' width='90' height='90' fill='url(#g)' mask='url(#m)'/></svg>");
+  s_marks(&c, 1, 1, 1);
+  /* NEW's gradient and mask hold what NEW has, nothing of OLD */
+  assert_int_equal(s_count(&c, "//*[@id='g']/*"), 2);
+  assert_int_equal(s_count(&c, "//*[@id='m']/*"), 2);
+  /* OLD's stops are among the copied definitions, not drawn */
+  s_one(&c, "//*[@class='ens-old-defs']/*[@id='ensold-s2' and " CLS("ens-removed") "]");
+  s_one(&c, "//*[@class='ens-old-defs']/*[@id='ensold-s1' and " CLS("ens-ghost") "]");
+  /* a mark inside a mask is not outlined: it would change what it masks */
+  s_one(&c, "//*[@id='mr2' and " CLS("ens-added") " and " CLS("ens-def") "]");
+  s_close(&c);
+}
+
 static void test_text_changes_mark_the_element_and_ghost_the_text(void **state) {
   (void)state;
   s_case c;
@@ -471,6 +496,7 @@ int main(void) {
       cmocka_unit_test(test_reordered_shows_its_ghost_in_the_old_place),
       cmocka_unit_test(test_reparented_is_removed_and_added),
       cmocka_unit_test(test_references_inside_a_removed_element_resolve),
+      cmocka_unit_test(test_definitions_keep_what_new_has),
       cmocka_unit_test(test_text_changes_mark_the_element_and_ghost_the_text),
       cmocka_unit_test(test_editor_state_is_no_change),
       cmocka_unit_test(test_prefix_avoids_ids_of_the_drawing),

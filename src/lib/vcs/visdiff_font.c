@@ -379,7 +379,7 @@ int ens__vd_font_write(ens_visdiff *vd, ens_buf *b, int side) {
                   ".ens-removed .ens-outline{fill:" VD_COLOR_REMOVED ";fill-opacity:0.25;stroke:" VD_COLOR_REMOVED
                   ";stroke-width:%g;stroke-dasharray:%g,%g}\n"
                   ".ens-changed .ens-outline{stroke:" VD_COLOR_CHANGED ";stroke-width:%g}\n"
-                  ".ens-ghost{fill:none;stroke:" VD_COLOR_GHOST ";stroke-width:%g;stroke-dasharray:%g,%g}\n"
+                  ".ens-ghost{fill:none;stroke:#444444;stroke-width:%g;stroke-dasharray:%g,%g}\n"
                   ".ens-contour-added{fill:none;stroke:" VD_COLOR_ADDED ";stroke-width:%g}\n"
                   ".ens-contour-removed{fill:none;stroke:" VD_COLOR_REMOVED ";stroke-width:%g;stroke-dasharray:%g,%g}\n"
                   ".ens-pt-added{fill:" VD_COLOR_ADDED "}\n"
@@ -412,9 +412,11 @@ int ens__vd_font_write(ens_visdiff *vd, ens_buf *b, int side) {
       ens__buf_printf(b, "<line class=\"ens-metric ens-advance-old\" x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\"/>", wo,
                       -desc, wo, asc);
     if (side == 0) {
-      if (go && gn) s_path(b, vd->old_doc, go, "ens-ghost");
+      /* the old outline over the new one's fill, as a dashed line: where
+       * the two part is where the glyph changed */
       if (gn) s_path(b, vd->cur, gn, "ens-outline");
       else if (go) s_path(b, vd->old_doc, go, "ens-outline");
+      if (go && gn) s_path(b, vd->old_doc, go, "ens-ghost");
       if (gn && go) s_markers(vd, b, gn, go, r);
     } else if (side == 1 && go) {
       s_path(b, vd->old_doc, go, "ens-outline");

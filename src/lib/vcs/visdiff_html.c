@@ -136,7 +136,7 @@ int ens_visdiff_html(const ens_visdiff *vd, const char *title, char **html, size
                                           "ens-removed", "ens-in-removed", "ens-ghost", "ens-in-ghost"};
     for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++)
       for (size_t l = 0; l < sizeof leaves / sizeof leaves[0]; l++)
-        ens__buf_printf(&b, "%s#ov %s.%s", c || l ? "," : "", leaves[l], classes[c]);
+        ens__buf_printf(&b, "%s#ov %s.%s:not(.ens-def)", c || l ? "," : "", leaves[l], classes[c]);
     ens__buf_puts(&b, "{vector-effect:non-scaling-stroke;stroke-width:2.5px!important}\n");
   }
   ens__buf_puts(&b, "</style></head>\n<body>\n<header><h1>");

@@ -108,13 +108,44 @@ static int s_is_text_el(const ens_obj *o) {
   return strcmp(k, "text") == 0;
 }
 
+/* Elements whose content is not drawn where it stands but used by
+ * reference (a clip, a mask, paint, a filter, a marker): their content is
+ * not marked in place (an outline in a mask would change what it masks:
+ * class ens-def, which the rules skip), and OLD's pieces never go into
+ * them (a removed stop put back would change NEW's gradient). */
+static int s_template_kind(const char *k) {
+  static const char *const kinds[] = {"clipPath", "mask", "pattern", "marker", "linearGradient",
+                                      "radialGradient", "filter"};
+  if (strncmp(k, "svg:", 4) == 0) k += 4;
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    if (strcmp(k, kinds[i]) == 0) return 1;
+  return 0;
+}
+
+static int s_in_template(const ens_obj *o) {
+  for (; o && ens_obj_parent(o); o = ens_obj_parent(o))
+    if (s_template_kind(ens_obj_kind(o))) return 1;
+  return 0;
+}
+
+/* Where pieces go that have no place in NEW's tree: the copied
+ * definitions at the end (not drawn). No object has this id. */
+#define S_TO_DEFS (~(ens_id)0)
+
 static int s_add_piece(s_w *w, const ens_obj *x, int removed) {
   ens_visdiff *vd = w->vd;
   const ens_obj *p = ens_obj_parent(x);
-  if (!p || !ens_doc_get(vd->cur, ens_obj_id(p))) return 0;
-  ens_id pid = ens_obj_id(p), xid = ens_obj_id(x), anchor = ENS_ID_NONE;
+  if (!p) return 0;
+  const char *pk = ens_obj_kind(p);
+  if (strncmp(pk, "svg:", 4) == 0) pk += 4;
+  /* in a switch, a piece put before an element could be the one drawn */
+  int to_defs = s_in_template(p) || strcmp(pk, "switch") == 0;
+  if (!to_defs && !ens_doc_get(vd->cur, ens_obj_id(p))) return 0;
+  ens_id pid = to_defs ? S_TO_DEFS : ens_obj_id(p), xid = ens_obj_id(x), anchor = ENS_ID_NONE;
   const ens_obj *now = ens_doc_get(vd->cur, xid);
-  if (now && ens_obj_parent(now) && ens_obj_id(ens_obj_parent(now)) == pid &&
+  if (to_defs) {
+    /* after the definitions OLD's copies reference */
+  } else if (now && ens_obj_parent(now) && ens_obj_id(ens_obj_parent(now)) == pid &&
       !(ens__vd_map_flags(&vd->marks, xid) & VD_MOVED)) {
     anchor = xid; /* beneath the element as it is now */
   } else {
@@ -255,6 +286,11 @@ static void s_old_value(s_w *w, const char *key, const char *s, size_t n) {
 /* The start tag's attributes with class extended by cls. */
 static void s_attrs(s_w *w, const ens_obj *o, int old, const char *cls, long num, const char *num_attr) {
   ens_buf *b = w->out;
+  char with_def[64];
+  if (cls && s_in_template(o)) {
+    snprintf(with_def, sizeof with_def, "%s ens-def", cls);
+    cls = with_def;
+  }
   int had_class = 0;
   size_t np = ens_obj_prop_count(o);
   for (size_t i = 0; i < np; i++) {
@@ -387,7 +423,7 @@ static void s_style(s_w *w) {
     for (int c = 0; c < 2; c++) {
       if (!rules[r].classes[c]) continue;
       for (size_t l = 0; l < sizeof leaves / sizeof leaves[0]; l++) {
-        ens__buf_printf(b, "%s%s.%s", first ? "" : ",", leaves[l], rules[r].classes[c]);
+        ens__buf_printf(b, "%s%s.%s:not(.ens-def)", first ? "" : ",", leaves[l], rules[r].classes[c]);
         first = 0;
       }
     }
@@ -477,6 +513,7 @@ static void s_write_new(s_w *w, const ens_obj *o, int inside, int depth) {
   if (root_el && !w->rc) {
     /* what the copies reference from OLD, copied once */
     ens__buf_puts(b, "<defs class=\"ens-old-defs\">");
+    s_pieces_at(w, S_TO_DEFS, ENS_ID_NONE, depth + 1);
     for (size_t i = 0; i < w->nrefs && !w->rc; i++) {
       const ens_obj *t = w->refs[i];
       if (ens__vd_map_item(&w->emitted, ens_obj_id(t))) continue;
