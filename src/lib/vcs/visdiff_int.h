@@ -50,11 +50,15 @@ struct ens_visdiff {
   vd_map marks;
   vd_item *items;
   size_t nitems, capitems;
-  /* fonts: the old values of the points the diff sets, by point id */
-  double width, height; /* the composite's size, once written */
+  double width, height; /* the composite's size in pixels, noted by its writer */
 };
 
-/* Marks for drawings (visdiff_core.c) and fonts (visdiff_font.c). */
+/* 1 when obj is an element of a drawing that can be marked: inside the
+ * root element, not an editor's own element nor metadata, title, desc
+ * (visdiff_mark_svg.c). */
+int ens__vd_svg_counted(const ens_obj *obj);
+
+/* Marks for drawings (visdiff_mark_svg.c) and fonts (visdiff_font.c). */
 int ens__vd_mark_svg(ens_visdiff *vd);
 int ens__vd_mark_font(ens_visdiff *vd);
 int ens__vd_item_add(ens_visdiff *vd, ens_vis_mark mark, ens_id id, const char *label, const char *detail);

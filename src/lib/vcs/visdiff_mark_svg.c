@@ -27,7 +27,6 @@ static int s_noise_key(const char *key) {
          strncmp(key, "sodipodi:", 9) == 0 || strcmp(key, "xmlns") == 0 || strncmp(key, "xmlns:", 6) == 0;
 }
 
-int ens__vd_svg_counted(const ens_obj *obj);
 int ens__vd_svg_counted(const ens_obj *obj) {
   if (!obj || ens_obj_kind(obj)[0] == '#') return 0;
   for (const ens_obj *o = obj;;) {

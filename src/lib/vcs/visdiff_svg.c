@@ -14,7 +14,6 @@
 #include "ensemble/limits.h"
 #include "visdiff_int.h"
 
-int ens__vd_svg_counted(const ens_obj *obj);
 
 static const ens_obj *s_root_el(const ens_doc *d);
 
