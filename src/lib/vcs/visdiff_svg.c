@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../util/error.h"
 #include "../util/hash.h"
@@ -221,15 +222,18 @@ static int s_hasmark(const ens_obj *o, size_t depth, void *user) {
 
 static int s_skip_key(const char *key) { return key[0] == '~' || key[0] == '&' || key[0] == '@'; }
 
-/* A reference to a file or URL (an image, a use of another file's
- * element): left out, so that neither the renderer nor a browser showing
- * the page fetches anything; links (<a>) fetch nothing and stay. */
-static int s_external(const ens_obj *o, const char *key, const char *s, size_t n) {
+/* What the composite leaves out so that neither the renderer nor a
+ * browser showing the page fetches or runs anything: a reference to a
+ * file or URL (href of anything but a link, src), a link to javascript:,
+ * and event handlers (onclick, onload, ...). */
+static int s_left_out(const ens_obj *o, const char *key, const char *s, size_t n) {
+  if ((key[0] == 'o' || key[0] == 'O') && (key[1] == 'n' || key[1] == 'N')) return 1;
   size_t kl = strlen(key);
-  if (!(strcmp(key, "href") == 0 || (kl > 5 && strcmp(key + kl - 5, ":href") == 0))) return 0;
-  const char *k = ens_obj_kind(o);
-  if (strcmp(k, "a") == 0 || strcmp(k, "svg:a") == 0) return 0;
+  int href = strcmp(key, "href") == 0 || (kl > 5 && strcmp(key + kl - 5, ":href") == 0);
+  if (!href && strcmp(key, "src") != 0) return 0;
   while (n && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) s++, n--;
+  const char *k = ens_obj_kind(o);
+  if (href && (strcmp(k, "a") == 0 || strcmp(k, "svg:a") == 0)) return n >= 11 && strncasecmp(s, "javascript:", 11) == 0;
   return !(n && s[0] == '#') && !(n >= 5 && strncmp(s, "data:", 5) == 0);
 }
 
@@ -245,41 +249,60 @@ static int s_note_ref(s_w *w, const ens_obj *t) {
   return 0;
 }
 
-/* An attribute value of a copy from OLD: ids prefixed where it names one. */
-static void s_old_value(s_w *w, const char *key, const char *s, size_t n) {
+/* An attribute value (attr) or a style sheet's text: in a copy from OLD
+ * (old), ids prefixed where it names one of OLD; everywhere, a url() to
+ * a file or URL becomes an empty data: URL and @import goes, so that
+ * nothing is fetched. */
+static void s_value(s_w *w, const char *key, const char *s, size_t n, int old, int attr) {
   ens_buf *b = w->out;
-  if (strcmp(key, "id") == 0) {
+  if (old && key && strcmp(key, "id") == 0) {
     ens__buf_puts(b, w->prefix);
-    ens__vd_escape(b, s, n, 1);
+    ens__vd_escape(b, s, n, attr);
     return;
   }
-  if (n > 1 && s[0] == '#') {
+  if (old && n > 1 && s[0] == '#') {
     const ens_obj *t = s_ids_get(&w->ids, s + 1, n - 1);
     if (t) {
       ens__buf_putc(b, '#');
       ens__buf_puts(b, w->prefix);
-      ens__vd_escape(b, s + 1, n - 1, 1);
+      ens__vd_escape(b, s + 1, n - 1, attr);
       if (!w->rc) w->rc = s_note_ref(w, t);
       return;
     }
   }
   size_t run = 0;
-  for (size_t i = 0; i + 4 < n; i++) {
-    if (memcmp(s + i, "url(", 4) != 0) continue;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '@' && n - i >= 7 && memcmp(s + i, "@import", 7) == 0) {
+      ens__vd_escape(b, s + run, i - run, attr);
+      ens__buf_puts(b, "@ens-left-out-import");
+      run = i + 7;
+      i += 6;
+      continue;
+    }
+    if (n - i < 5 || (s[i] != 'u' && s[i] != 'U') || strncasecmp(s + i, "url(", 4) != 0) continue;
     size_t j = i + 4;
     while (j < n && (s[j] == ' ' || s[j] == '\'' || s[j] == '"')) j++;
-    if (j >= n || s[j] != '#') continue;
-    size_t a = j + 1, e = a;
-    while (e < n && s[e] != ')' && s[e] != '\'' && s[e] != '"' && s[e] != ' ') e++;
-    const ens_obj *t = s_ids_get(&w->ids, s + a, e - a);
-    if (!t) continue;
-    ens__vd_escape(b, s + run, a - run, 1);
-    ens__buf_puts(b, w->prefix);
-    run = a;
-    if (!w->rc) w->rc = s_note_ref(w, t);
-    i = e - 1;
+    size_t e = j;
+    while (e < n && s[e] != ')' && s[e] != '\'' && s[e] != '"') e++;
+    if (j < n && s[j] == '#') {
+      if (!old) continue;
+      size_t a = j + 1, end = a;
+      while (end < e && s[end] != ' ') end++;
+      const ens_obj *t = s_ids_get(&w->ids, s + a, end - a);
+      if (!t) continue;
+      ens__vd_escape(b, s + run, a - run, attr);
+      ens__buf_puts(b, w->prefix);
+      run = a;
+      if (!w->rc) w->rc = s_note_ref(w, t);
+      i = end - 1;
+    } else if (!(e - j >= 5 && strncmp(s + j, "data:", 5) == 0)) {
+      ens__vd_escape(b, s + run, j - run, attr);
+      ens__buf_puts(b, "data:,");
+      run = e;
+      i = e > i ? e - 1 : i;
+    }
   }
-  ens__vd_escape(b, s + run, n - run, 1);
+  ens__vd_escape(b, s + run, n - run, attr);
 }
 
 /* The start tag's attributes with class extended by cls. */
@@ -296,14 +319,11 @@ static void s_attrs(s_w *w, const ens_obj *o, int old, const char *cls, long num
     const char *key;
     ens_value v;
     if (ens_obj_prop_at(o, i, &key, &v) != 0 || v.type != ENS_STR || s_skip_key(key)) continue;
-    if (s_external(o, key, v.u.s.ptr, v.u.s.len)) continue;
+    if (s_left_out(o, key, v.u.s.ptr, v.u.s.len)) continue;
     ens__buf_putc(b, ' ');
     ens__buf_puts(b, key);
     ens__buf_puts(b, "=\"");
-    if (old)
-      s_old_value(w, key, v.u.s.ptr, v.u.s.len);
-    else
-      ens__vd_escape(b, v.u.s.ptr, v.u.s.len, 1);
+    s_value(w, key, v.u.s.ptr, v.u.s.len, old, 1);
     if (strcmp(key, "class") == 0 && cls) {
       had_class = 1;
       if (v.u.s.len) ens__buf_putc(b, ' ');
@@ -320,11 +340,15 @@ static void s_text(s_w *w, const ens_obj *o) {
   size_t n;
   const char *s = ens__vd_str(o, "text", &n);
   if (!s) return;
-  if (strcmp(k, "#text") == 0) {
+  const ens_obj *p = ens_obj_parent(o);
+  const char *pk = p ? ens_obj_kind(p) : "";
+  if (strncmp(pk, "svg:", 4) == 0) pk += 4;
+  if (strcmp(k, "#text") != 0 && strcmp(k, "#cdata") != 0) return;
+  /* CDATA as text: the same characters */
+  if (strcmp(pk, "style") == 0)
+    s_value(w, NULL, s, n, 0, 0);
+  else
     ens__vd_escape(w->out, s, n, 0);
-  } else if (strcmp(k, "#cdata") == 0) {
-    ens__vd_escape(w->out, s, n, 0); /* as text: the same characters */
-  }
 }
 
 static long s_item(s_w *w, ens_id id) {
@@ -496,6 +520,8 @@ static void s_write_new(s_w *w, const ens_obj *o, int inside, int depth) {
   if (root_el && w->add_vb[0]) ens__buf_printf(b, " viewBox=\"%s\"", w->add_vb);
   if (root_el) s_old_namespaces(w, o);
   size_t n = ens_obj_child_count(o);
+  const char *bare = strncmp(k, "svg:", 4) == 0 ? k + 4 : k;
+  if (strcmp(bare, "script") == 0) n = 0; /* the page would run it */
   int has_pieces = ens__vd_map_item(&w->pmap, id) && *ens__vd_map_item(&w->pmap, id) >= 0;
   if (!n && !root_el && !has_pieces) {
     ens__buf_puts(b, "/>");
