@@ -17,6 +17,7 @@ const cli_command cli_commands[] = {
     {"serve", "host a real-time session for a font or snapshot", cli_cmd_serve},
     {"watch", "join a session, report its events, optionally save the document", cli_cmd_watch},
     {"join", "mirror a session both ways into a .sfd or .svg file an editor opens", cli_cmd_join},
+    {"history", "list a session's transactions from its store: who, when, what", cli_cmd_history},
     {"help", "show the commands, or one command's options", cli_cmd_help},
 };
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
