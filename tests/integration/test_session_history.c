@@ -302,6 +302,7 @@ static void s_verify_cli(const char *dir, const char *store, const s_seen *seen)
   st = s_run(out, err, sizeof out, "history", store, NULL, NULL, NULL);
   if (st != 0 || !strstr(out, "1 set: rect #a") || !strstr(out, "1 set: rect #b"))
     fail_msg("history: status %d:\n%s%s", st, out, err);
+  print_message("%s", out);
   for (uint64_t seq = 1; seq <= EDITS; seq += EDITS - 1) {
     char at[600], file[600];
     snprintf(at, sizeof at, "%s@%llu", store, (unsigned long long)seq);
