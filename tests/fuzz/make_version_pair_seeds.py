@@ -1,14 +1,19 @@
 #!/usr/bin/python3
-"""Writes the seed corpus of fuzz_merge_files: pairs of consecutive real
-versions cut down to a few objects each, so that the fuzzer starts from
-real structure. Not part of the build; deterministic:
+"""Writes seeds of fuzz_version_pairs and fuzz_merge_files: pairs of
+consecutive real versions cut down to a few objects each, so that the
+fuzzers start from real structure. Not part of the build; deterministic:
 
-  tests/fuzz/make_merge_file_seeds.py CORPUS tests/fuzz/corpus/fuzz_merge_files
+  tests/fuzz/make_version_pair_seeds.py CORPUS tests/fuzz/corpus
+
+writes CORPUS's pairs into corpus/fuzz_version_pairs/ (format byte, v1,
+separator, v2) and into corpus/fuzz_merge_files/ as real-* (base v1, ours
+v2, theirs v1: one side's real revision; fuzz_merge_files' layout).
 
 CORPUS holds sfd/dejavu-history (DejaVuSansMono revisions; Bitstream Vera
 licence and public domain) and svg/history/adwaita-faces (GNOME's
 faces.svg revisions; CC-BY-SA 3.0 / LGPLv3). Their licences go beside the
-seeds (LICENSE.seeds, which the fuzz target reads as one more input)."""
+seeds (LICENSE.seeds in each, which the fuzz targets read as one more
+input)."""
 import os
 import re
 import sys
@@ -127,18 +132,39 @@ def svg_seeds(corpus, outdir):
     return n
 
 
-def main():
-    corpus, outdir = sys.argv[1], sys.argv[2]
-    os.makedirs(outdir, exist_ok=True)
-    n = sfd_seeds(corpus, outdir) + svg_seeds(corpus, outdir)
+def merge_seeds(pairdir, outdir):
+    # fuzz_merge_files: options (bit 0: a drawing), base 0x1E ours 0x1E theirs
+    n = 0
+    for name in sorted(os.listdir(pairdir)):
+        if name.startswith("LICENSE"):
+            continue
+        data = open(os.path.join(pairdir, name), "rb").read()
+        v1, v2 = data[1:].split(SEP, 1)
+        opt = b"\x00" if data[0] & 1 else b"\x01"
+        open(os.path.join(outdir, "real-" + name), "wb").write(opt + v1 + b"\x1e" + v2 + b"\x1e" + v1)
+        n += 1
+    return n
+
+
+def licence(corpus, outdir):
     lic = open(os.path.join(corpus, "sfd/dejavu/LICENSE"), "rb").read()
     with open(os.path.join(outdir, "LICENSE.seeds"), "wb") as f:
-        f.write(b"The seeds dejavu-* are cut from revisions of DejaVuSansMono.sfd\n"
+        f.write(b"The seeds named dejavu-* are cut from revisions of DejaVuSansMono.sfd\n"
                 b"(dejavu-fonts/dejavu-fonts), under the licence below.\n"
-                b"The seeds adwaita-faces-* are cut from revisions of src/faces.svg of\n"
-                b"GNOME's adwaita-icon-theme, under CC-BY-SA 3.0\n"
+                b"The seeds named adwaita-faces-* are cut from revisions of src/faces.svg\n"
+                b"of GNOME's adwaita-icon-theme, under CC-BY-SA 3.0\n"
                 b"(https://creativecommons.org/licenses/by-sa/3.0/) or LGPLv3.\n\n" + lic)
-    print("%d seeds" % n)
+
+
+def main():
+    corpus, top = sys.argv[1], sys.argv[2]
+    outdir = os.path.join(top, "fuzz_version_pairs")
+    os.makedirs(outdir, exist_ok=True)
+    n = sfd_seeds(corpus, outdir) + svg_seeds(corpus, outdir)
+    licence(corpus, outdir)
+    m = merge_seeds(outdir, os.path.join(top, "fuzz_merge_files"))
+    licence(corpus, os.path.join(top, "fuzz_merge_files"))
+    print("%d pairs, %d merge seeds" % (n, m))
 
 
 main()
