@@ -20,5 +20,6 @@
 #include "ensemble/session.h"
 #include "ensemble/mirror.h"
 #include "ensemble/visdiff.h"
+#include "ensemble/history.h"
 
 #endif

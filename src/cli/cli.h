@@ -41,6 +41,7 @@ int cli_cmd_keygen(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_watch(int argc, char **argv);
 int cli_cmd_join(int argc, char **argv);
+int cli_cmd_history(int argc, char **argv);
 int cli_cmd_merge(int argc, char **argv);
 int cli_cmd_visdiff(int argc, char **argv);
 

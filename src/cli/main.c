@@ -19,6 +19,7 @@ const cli_command cli_commands[] = {
     {"merge", "three-way merge of a font or drawing; git's merge driver", cli_cmd_merge},
     {"join", "mirror a session both ways into a .sfd or .svg file an editor opens", cli_cmd_join},
     {"visdiff", "draw what changed between two versions of a drawing or font (SVG, PNG, HTML)", cli_cmd_visdiff},
+    {"history", "list a session's transactions from its store: who, when, what", cli_cmd_history},
     {"help", "show the commands, or one command's options", cli_cmd_help},
 };
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
