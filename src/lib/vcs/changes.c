@@ -296,19 +296,28 @@ static int s_cand_cmp(const void *p, const void *q) {
   return (a->o->id > b->o->id) - (a->o->id < b->o->id);
 }
 
-/* Unpaired objects of one side worth pairing by name or content: those
- * with a name, or with children (a glyph, a group: not a lone point or a
- * blank between elements, which would pair with any look-alike). */
+/* Objects of one side worth pairing by name or content. by_name 1: every
+ * object with a name, paired or not (a name pairs across parents only
+ * when it is the document's one object of that kind and name: an SVG id,
+ * a glyph's name, not a glyph's "layer 1"); 0: unpaired tops of what
+ * went or came (under a paired parent) with a name or children (a glyph,
+ * a group: not a lone point or a blank between elements, which would
+ * pair with any look-alike); 2: unpaired objects with a name, hashed
+ * without it. */
 static int s_collect(s_ctx *x, const ens_doc *doc, const s_map *paired, const ens_obj *o, int by_name, s_cands *out,
                      int depth) {
   int rc = 0;
-  if (o->parent && !s_map_get(paired, o->id)) {
+  if (o->parent) {
+    int is_paired = s_map_get(paired, o->id) != NULL;
     char key[ENS__KEY_MAX];
     int r = s_key(x, o, key, sizeof key);
     if (by_name == 1 && r == 2) {
       uint64_t h = ens__hash_combine(ens__hash_bytes(o->kind, strlen(o->kind), 1), ens__hash_bytes(key, strlen(key), 2));
       rc = s_cands_add(out, o, h);
-    } else if (by_name == 0 && (r == 2 || o->nkids)) {
+      if (!rc && is_paired) out->v[out->n - 1].used = 2;
+    } else if (is_paired) {
+      /* nothing */
+    } else if (by_name == 0 && (r == 2 || o->nkids) && s_map_get(paired, o->parent->id)) {
       rc = s_cands_add(out, o, s_content_hash(x, doc, o, NULL, 0));
     } else if (by_name == 2 && r == 2) {
       const char *np = s_name_prop(o, key);
@@ -320,6 +329,20 @@ static int s_collect(s_ctx *x, const ens_doc *doc, const s_map *paired, const en
   return rc;
 }
 
+/* For by_name 1: keeps only the unpaired objects whose hash no other
+ * object of their side has. */
+static void s_only_unique(s_cands *c) {
+  qsort(c->v, c->n, sizeof *c->v, s_cand_cmp);
+  size_t n = 0;
+  for (size_t i = 0; i < c->n;) {
+    size_t j = i;
+    while (j < c->n && c->v[j].h == c->v[i].h) j++;
+    if (j == i + 1 && c->v[i].used != 2) c->v[n++] = c->v[i];
+    i = j;
+  }
+  c->n = n;
+}
+
 /* Pairs unpaired objects of new with unpaired ones of old that hash
  * alike (same kind: the hashes include it), in new's order, each old one
  * once; then matches their subtrees by keys. by_name: 1 a name anywhere,
@@ -329,7 +352,12 @@ static int s_pair_leftovers(s_ctx *x, int by_name) {
   s_cands olds = {0}, news = {0};
   int rc = s_collect(x, x->old, &x->o2n, x->old->root, by_name, &olds, 0);
   if (!rc) rc = s_collect(x, x->new, &x->n2o, x->new->root, by_name, &news, 0);
-  if (rc || !olds.n || !news.n) goto done;
+  if (rc) goto done;
+  if (by_name == 1) {
+    s_only_unique(&olds);
+    s_only_unique(&news);
+  }
+  if (!olds.n || !news.n) goto done;
   qsort(olds.v, olds.n, sizeof *olds.v, s_cand_cmp);
   for (size_t i = 0; i < news.n && !rc; i++) {
     const ens_obj *b = news.v[i].o;
@@ -357,6 +385,43 @@ static int s_pair_leftovers(s_ctx *x, int by_name) {
 done:
   free(olds.v);
   free(news.v);
+  return rc;
+}
+
+/* Unpaired children of each pair that hold the same content, in order:
+ * what a key names only by its neighbour (an SVG blank after an element
+ * whose id changed) stays itself. */
+static int s_pair_siblings(s_ctx *x, const ens_obj *b, int depth) {
+  if (depth > ENS_MAX_DEPTH) return ens__error(ENS_ELIMIT, "objects nested too deeply");
+  const ens_obj *a = s_map_get(&x->n2o, b->id);
+  int rc = 0;
+  if (a && a->nkids && b->nkids) {
+    size_t na = 0;
+    uint64_t *ha = malloc(a->nkids * sizeof *ha);
+    uint32_t *ia = malloc(a->nkids * sizeof *ia);
+    if (!ha || !ia) rc = ens__error(ENS_ENOMEM, "out of memory comparing documents");
+    for (uint32_t i = 0; i < a->nkids && !rc; i++)
+      if (!s_map_get(&x->o2n, a->kids[i]->id)) {
+        ha[na] = s_content_hash(x, x->old, a->kids[i], NULL, 0);
+        ia[na++] = i;
+      }
+    size_t from = 0;
+    for (uint32_t i = 0; i < b->nkids && !rc && from < na; i++) {
+      const ens_obj *k = b->kids[i];
+      if (s_map_get(&x->n2o, k->id)) continue;
+      uint64_t h = s_content_hash(x, x->new, k, NULL, 0);
+      for (size_t j = from; j < na; j++)
+        if (ha[j] == h && strcmp(a->kids[ia[j]]->kind, k->kind) == 0) {
+          rc = s_pair(x, a->kids[ia[j]], k);
+          if (!rc) rc = ens__tree_match(a->kids[ia[j]], k, x->opts.identity, x->opts.identity_user, s_matched, x);
+          from = j + 1;
+          break;
+        }
+    }
+    free(ha);
+    free(ia);
+  }
+  for (uint32_t i = 0; i < b->nkids && !rc; i++) rc = s_pair_siblings(x, b->kids[i], depth + 1);
   return rc;
 }
 
@@ -543,7 +608,11 @@ static int s_emit_pair(s_ctx *x, const ens_obj *a, const ens_obj *b, int depth) 
     if (moved[i]) {
       const ens_obj *k = b->kids[i], *ka = s_map_get(&x->n2o, k->id);
       ens__change_rec *r = s_rec(x, ENS_CHANGE_MOVED, ka, k);
-      if (!r || !(r->c.old_path = s_path(x, ka)) || (i && !(r->c.after = s_path(x, b->kids[i - 1])))) {
+      /* in a drawing, the element it now lies above (not the blank between) */
+      size_t p = i;
+      while (x->svg && p && b->kids[p - 1]->kind[0] == '#') p--;
+      if (!x->svg) p = i;
+      if (!r || !(r->c.old_path = s_path(x, ka)) || (p && !(r->c.after = s_path(x, b->kids[p - 1])))) {
         rc = ens__error(ENS_ENOMEM, "out of memory comparing documents");
         break;
       }
@@ -596,6 +665,7 @@ int ens_changes_compute(const ens_doc *old_doc, const ens_doc *new_doc, const en
     if (!rc) rc = s_pair_leftovers(&x, 1);
     if (!rc) rc = s_pair_leftovers(&x, 2);
     if (!rc) rc = s_pair_leftovers(&x, 0);
+    if (!rc) rc = s_pair_siblings(&x, new_doc->root, 0);
   } else {
     rc = s_match_by_id(&x, new_doc->root, 0);
   }

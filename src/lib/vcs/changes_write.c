@@ -59,11 +59,11 @@ static const char *s_last_step(const char *path) {
   return s ? s + 1 : path;
 }
 
+/* "contour 2 point 5 ": the steps below the group, spaced for reading */
 static void s_subject(FILE *out, const char *rel) {
-  if (*rel) {
-    fputs(rel, out);
-    fputc(' ', out);
-  }
+  if (!*rel) return;
+  for (; *rel; rel++) fputc(*rel == '/' ? ' ' : *rel, out);
+  fputc(' ', out);
 }
 
 /* Writes one part of a group's line; returns how many records it used
