@@ -257,6 +257,13 @@ static int s_matched(const ens_obj *a, const ens_obj *b, void *user) {
   return s_pair(x, a, b);
 }
 
+/* A pair made otherwise than by equal keys under paired parents: its keys
+ * may differ (a rename) and its parents too (a move). */
+static int s_pair_other(s_ctx *x, const ens_obj *a, const ens_obj *b) {
+  int rc = s_pair(x, a, b);
+  return rc ? rc : s_map_put(&x->rekeyed, b->id, a);
+}
+
 static int s_match_by_id(s_ctx *x, const ens_obj *b, int depth) {
   const ens_obj *a = ens__doc_lookup(x->old, b->id);
   if (a && a->kind != b->kind && strcmp(a->kind, b->kind) != 0) a = NULL;
@@ -377,7 +384,7 @@ static int s_pair_leftovers(s_ctx *x, int by_name) {
         if (pa != a->parent) continue;
       }
       olds.v[lo].used = 1;
-      rc = s_pair(x, a, b);
+      rc = s_pair_other(x, a, b);
       if (!rc) rc = ens__tree_match(a, b, x->opts.identity, x->opts.identity_user, s_matched, x);
       break;
     }
@@ -412,7 +419,7 @@ static int s_pair_siblings(s_ctx *x, const ens_obj *b, int depth) {
       uint64_t h = s_content_hash(x, x->new, k, NULL, 0);
       for (size_t j = from; j < na; j++)
         if (ha[j] == h && strcmp(a->kids[ia[j]]->kind, k->kind) == 0) {
-          rc = s_pair(x, a->kids[ia[j]], k);
+          rc = s_pair_other(x, a->kids[ia[j]], k);
           if (!rc) rc = ens__tree_match(a->kids[ia[j]], k, x->opts.identity, x->opts.identity_user, s_matched, x);
           from = j + 1;
           break;
@@ -532,6 +539,16 @@ static int s_reordered(s_ctx *x, const ens_obj *a, const ens_obj *b, unsigned ch
     rc = ens__error(ENS_ENOMEM, "out of memory comparing documents");
     goto done;
   }
+  /* most lists kept their order: one walk through both says so */
+  size_t j = 0;
+  int in_order = 1;
+  for (size_t i = 0; i < n && in_order; i++) {
+    const ens_obj *k = s_map_get(&x->n2o, b->kids[i]->id);
+    if (!k || k->parent != a) continue;
+    while (j < a->nkids && a->kids[j] != k) j++;
+    in_order = j < a->nkids;
+  }
+  if (in_order) goto done;
   for (size_t i = 0; i < n; i++) {
     const ens_obj *k = s_map_get(&x->n2o, b->kids[i]->id);
     if (k && k->parent == a) {
@@ -581,8 +598,9 @@ static int s_emit_pair(s_ctx *x, const ens_obj *a, const ens_obj *b, int depth) 
   if (b->parent) {
     const ens_obj *pa = s_map_get(&x->n2o, b->parent->id);
     char ka[ENS__KEY_MAX], kb[ENS__KEY_MAX];
-    int ra = s_key(x, a, ka, sizeof ka), rb = s_key(x, b, kb, sizeof kb);
     const char *rename_key = NULL;
+    int other = s_map_get(&x->rekeyed, b->id) != NULL;
+    int ra = other ? s_key(x, a, ka, sizeof ka) : 0, rb = other ? s_key(x, b, kb, sizeof kb) : 0;
     if (ra == 2 && rb == 2 && strcmp(ka, kb) != 0) {
       rename_key = s_name_prop(b, kb);
       if (!rename_key) {
@@ -643,6 +661,10 @@ static int s_emit(s_ctx *x, const ens_obj *b, int depth) {
   return s_emit_unpaired(x, b, depth);
 }
 
+static int s_leftovers(const s_ctx *x) {
+  return x->n2o.count < ens_doc_count(x->new) && x->o2n.count < ens_doc_count(x->old);
+}
+
 /* --- public -------------------------------------------------------------------------------------- */
 
 int ens_changes_compute(const ens_doc *old_doc, const ens_doc *new_doc, const ens_changes_opts *opts,
@@ -662,16 +684,17 @@ int ens_changes_compute(const ens_doc *old_doc, const ens_doc *new_doc, const en
   int rc;
   if (x.opts.identity) {
     rc = ens__tree_match(old_doc->root, new_doc->root, x.opts.identity, x.opts.identity_user, s_matched, &x);
-    if (!rc) rc = s_pair_leftovers(&x, 1);
-    if (!rc) rc = s_pair_leftovers(&x, 2);
-    if (!rc) rc = s_pair_leftovers(&x, 0);
-    if (!rc) rc = s_pair_siblings(&x, new_doc->root, 0);
+    /* pairing what is left costs a walk of both documents per pass: only
+     * while both sides still have something unpaired */
+    for (int pass = 0; pass < 4 && !rc && s_leftovers(&x); pass++)
+      rc = pass < 3 ? s_pair_leftovers(&x, pass == 0 ? 1 : pass == 1 ? 2 : 0) : s_pair_siblings(&x, new_doc->root, 0);
   } else {
     rc = s_match_by_id(&x, new_doc->root, 0);
   }
   if (!rc) rc = s_emit(&x, new_doc->root, 0);
   s_map_free(&x.n2o);
   s_map_free(&x.o2n);
+  s_map_free(&x.rekeyed);
   if (rc) {
     ens_changes_free(x.c);
     return rc;

@@ -34,6 +34,7 @@ typedef struct {
   ens_changes_opts opts;
   int svg;
   s_map n2o, o2n; /* paired objects: new id -> old object, old id -> new object */
+  s_map rekeyed;  /* new ids of pairs made by name or content, not by equal keys */
   ens_changes *c;
 } s_ctx;
 
