@@ -19,5 +19,6 @@
 #include "ensemble/render.h"
 #include "ensemble/session.h"
 #include "ensemble/mirror.h"
+#include "ensemble/changes.h"
 
 #endif

@@ -36,6 +36,7 @@ int cli_cmd_info(int argc, char **argv);
 int cli_cmd_cat(int argc, char **argv);
 int cli_cmd_edit(int argc, char **argv);
 int cli_cmd_render(int argc, char **argv);
+int cli_cmd_diff(int argc, char **argv);
 int cli_cmd_help(int argc, char **argv);
 int cli_cmd_keygen(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define DOC_MAX_BYTES ((size_t)1 << 30)
 
@@ -11,7 +12,13 @@ static int s_ends_with(const char *path, const char *ext) {
   return n > e && strcmp(path + n - e, ext) == 0;
 }
 
-static int s_is_sfd(const char *path) { return s_ends_with(path, ".sfd"); }
+/* an SFDir is a directory (font.props and one .glyph file per glyph) */
+static int s_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int s_is_sfd(const char *path) { return s_ends_with(path, ".sfd") || s_ends_with(path, ".sfdir") || s_is_dir(path); }
 static int s_is_svg(const char *path) { return s_ends_with(path, ".svg"); }
 
 int cli_doc_load(const char *path, ens_doc **out, char *err, size_t err_size) {

@@ -12,6 +12,7 @@ const cli_command cli_commands[] = {
     {"info", "describe a FontForge font: glyphs, layers, size, objects", cli_cmd_info},
     {"cat", "read a FontForge font and write it back unedited", cli_cmd_cat},
     {"edit", "apply a script of glyph edits to a FontForge font", cli_cmd_edit},
+    {"diff", "list what changed between two versions of a font or drawing, object by object", cli_cmd_diff},
     {"render", "render an SVG drawing to a PNG image", cli_cmd_render},
     {"keygen", "make a key pair for encrypted sessions", cli_cmd_keygen},
     {"serve", "host a real-time session for a font or snapshot", cli_cmd_serve},
