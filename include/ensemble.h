@@ -20,5 +20,6 @@
 #include "ensemble/session.h"
 #include "ensemble/mirror.h"
 #include "ensemble/changes.h"
+#include "ensemble/repo.h"
 
 #endif
