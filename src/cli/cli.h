@@ -42,6 +42,16 @@ int cli_cmd_keygen(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_watch(int argc, char **argv);
 int cli_cmd_join(int argc, char **argv);
+/* git for designers (cmd_git.c, cmd_repo.c, cmd_log.c; docs/vcs.md) */
+int cli_cmd_git(int argc, char **argv);
+int cli_cmd_init(int argc, char **argv);
+int cli_cmd_commit(int argc, char **argv);
+int cli_cmd_branch(int argc, char **argv);
+int cli_cmd_switch(int argc, char **argv);
+int cli_cmd_tag(int argc, char **argv);
+int cli_cmd_log(int argc, char **argv);
+int cli_cmd_show(int argc, char **argv);
+int cli_cmd_restore(int argc, char **argv);
 int cli_cmd_merge(int argc, char **argv);
 
 /* --- options ---------------------------------------------------------------
@@ -56,7 +66,7 @@ typedef struct {
 } cli_option;
 
 #define CLI_MAX_OPTIONS 16
-#define CLI_MAX_ARGS 8
+#define CLI_MAX_ARGS 64 /* ensemble commit -m MSG FILE... */
 
 typedef struct {
   const char *name;        /* "tree2snap" */

@@ -19,6 +19,15 @@ const cli_command cli_commands[] = {
     {"watch", "join a session, report its events, optionally save the document", cli_cmd_watch},
     {"merge", "three-way merge of a font or drawing; git's merge driver", cli_cmd_merge},
     {"join", "mirror a session both ways into a .sfd or .svg file an editor opens", cli_cmd_join},
+    {"init", "make the current directory a git repository set up for fonts and drawings", cli_cmd_init},
+    {"git", "git for designers: 'ensemble git setup' makes git diff and merge use Ensemble", cli_cmd_git},
+    {"commit", "record the changed files (or those named) as a new version", cli_cmd_commit},
+    {"log", "the history of one file, each version with a summary of what changed", cli_cmd_log},
+    {"show", "a file as it was at a revision (REV:FILE), or drawn against the one before", cli_cmd_show},
+    {"restore", "roll one file back to a revision, keeping uncommitted work", cli_cmd_restore},
+    {"branch", "list branches, or start a new one", cli_cmd_branch},
+    {"switch", "go to another branch", cli_cmd_switch},
+    {"tag", "list tags, or name the current version", cli_cmd_tag},
     {"help", "show the commands, or one command's options", cli_cmd_help},
 };
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
