@@ -25,6 +25,7 @@ int ens_repo_log(ens_repo *repo, const char *path, ens_repo_log_fn fn, void *use
   if (!repo || !path || !fn) return ens__error(ENS_EINVAL, "ens_repo_log: NULL argument");
   git_revwalk *walk = NULL;
   git_oid oid;
+  if (git_repository_head_unborn(repo->git) == 1) return ens__error(ENS_ENOTFOUND, "the repository has no commits yet");
   int rc = 0, g = git_revwalk_new(&walk, repo->git);
   if (g == 0) g = git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
   if (g == 0) g = git_revwalk_push_head(walk);
