@@ -95,8 +95,11 @@ void cli_vcs_summary(const ens_changes *changes, const char *kind, char *out, si
   int first = 1;
   for (int k = 0; k < 3; k++) {
     if (!counts[k]) continue;
-    len += (size_t)snprintf(out + len, len < size ? size - len : 0, "%s%zu %s%s %s", first ? "" : ", ", counts[k],
-                            first ? noun : "", first && counts[k] != 1 ? "s" : "", verbs[k]);
+    if (first)
+      len += (size_t)snprintf(out + len, len < size ? size - len : 0, "%zu %s%s %s", counts[k], noun,
+                              counts[k] != 1 ? "s" : "", verbs[k]);
+    else
+      len += (size_t)snprintf(out + len, len < size ? size - len : 0, ", %zu %s", counts[k], verbs[k]);
     first = 0;
   }
   if (own)

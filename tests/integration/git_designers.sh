@@ -145,6 +145,9 @@ check "log font.sfd" $? 0
   fail "log and git log -- font.sfd disagree"
 grep -q "1 glyph changed (1 change)" "$TMP/log" || fail "log has no semantic summary: $(cat "$TMP/log")"
 grep -q "file added" "$TMP/log" || fail "log does not say where the file came"
+"$BIN" log drawing.svg > "$TMP/logd"
+[ "$(grep -c "^    1 element changed (1 change)$" "$TMP/logd")" -eq 3 ] ||
+  fail "log of the drawing: want three commits that changed one element each: $(cat "$TMP/logd")"
 "$BIN" log -c -n 1 font.sfd > "$TMP/log1"
 [ "$(grep -c '^[0-9a-f]\{10\} ' "$TMP/log1")" -eq 1 ] || fail "log -n 1 lists more than one commit"
 grep -q "glyph A: width 640 → 777" "$TMP/log1" || fail "log -c does not list the changes: $(cat "$TMP/log1")"
