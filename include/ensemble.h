@@ -5,6 +5,7 @@
 
 #include "ensemble/common.h"
 #include "ensemble/limits.h"
+#include "ensemble/file.h"
 #include "ensemble/model.h"
 #include "ensemble/txn.h"
 #include "ensemble/undo.h"

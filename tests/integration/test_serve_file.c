@@ -29,6 +29,7 @@
 
 #include "ensemble.h"
 #include "sync/net.h"
+#include "testutil.h"
 
 enum { WAIT_MS = 60000 }; /* any one wait, generous for a sanitizer build */
 
@@ -258,7 +259,7 @@ static void s_expect_file(const char *file, const char *elem, const char *name, 
 
 static void test_file_edited_while_stopped_is_taken_in(void **state) {
   (void)state;
-  if (!s_bin[0]) skip();
+  if (!s_bin[0]) TU_SKIP("the ensemble binary was not found (ENS_SERVE_BIN / ENS_BUILD_DIR)");
   char dir[64], file[128];
   s_mkdtemp(dir, sizeof dir);
   snprintf(file, sizeof file, "%s/d.svg", dir);
@@ -286,7 +287,7 @@ static void test_file_edited_while_stopped_is_taken_in(void **state) {
 
 static void test_file_edited_after_a_crash_is_merged(void **state) {
   (void)state;
-  if (!s_bin[0]) skip();
+  if (!s_bin[0]) TU_SKIP("the ensemble binary was not found (ENS_SERVE_BIN / ENS_BUILD_DIR)");
   char dir[64], file[128];
   s_mkdtemp(dir, sizeof dir);
   snprintf(file, sizeof file, "%s/d.svg", dir);
@@ -328,7 +329,7 @@ static void test_file_edited_after_a_crash_is_merged(void **state) {
 
 static void test_file_edited_while_serving_is_not_overwritten(void **state) {
   (void)state;
-  if (!s_bin[0]) skip();
+  if (!s_bin[0]) TU_SKIP("the ensemble binary was not found (ENS_SERVE_BIN / ENS_BUILD_DIR)");
   char dir[64], file[128];
   s_mkdtemp(dir, sizeof dir);
   snprintf(file, sizeof file, "%s/d.svg", dir);
@@ -412,13 +413,12 @@ static void s_recover(const char *file, const char *store, const char *want) {
 
 static void test_full_disk_at_stop_fails_and_says_so(void **state) {
   (void)state;
-  if (!s_bin[0]) skip();
+  if (!s_bin[0]) TU_SKIP("the ensemble binary was not found (ENS_SERVE_BIN / ENS_BUILD_DIR)");
   char dir[64], file[128], filler[128];
   s_mkdtemp(dir, sizeof dir);
   if (s_mount_tmpfs(dir, "size=4m")) {
     s_rm_rf(dir);
-    print_message("skipped: mounting a tmpfs is not permitted here (%s)\n", strerror(errno));
-    skip();
+    TU_SKIP("mounting a tmpfs is not permitted here (%s)", strerror(errno));
   }
   snprintf(file, sizeof file, "%s/d.svg", dir);
   snprintf(filler, sizeof filler, "%s/filler", dir);
@@ -453,15 +453,14 @@ static void test_full_disk_at_stop_fails_and_says_so(void **state) {
 
 static void test_read_only_directory_at_stop_fails_and_says_so(void **state) {
   (void)state;
-  if (!s_bin[0]) skip();
+  if (!s_bin[0]) TU_SKIP("the ensemble binary was not found (ENS_SERVE_BIN / ENS_BUILD_DIR)");
   char dir[64], ro[128], file[160], store[128];
   s_mkdtemp(dir, sizeof dir);
   snprintf(ro, sizeof ro, "%s/ro", dir);
   assert_int_equal(mkdir(ro, 0755), 0);
   if (s_mount_tmpfs(ro, "size=1m")) {
     s_rm_rf(dir);
-    print_message("skipped: mounting a tmpfs is not permitted here (%s)\n", strerror(errno));
-    skip();
+    TU_SKIP("mounting a tmpfs is not permitted here (%s)", strerror(errno));
   }
   snprintf(file, sizeof file, "%s/d.svg", ro);
   snprintf(store, sizeof store, "%s/d.log", dir);
@@ -497,5 +496,5 @@ int main(void) {
       cmocka_unit_test_teardown(test_full_disk_at_stop_fails_and_says_so, s_teardown),
       cmocka_unit_test_teardown(test_read_only_directory_at_stop_fails_and_says_so, s_teardown),
   };
-  return cmocka_run_group_tests(tests, s_setup, NULL);
+  return tu_exit(cmocka_run_group_tests(tests, s_setup, NULL), sizeof tests / sizeof tests[0]);
 }

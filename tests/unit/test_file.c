@@ -1,7 +1,9 @@
 /* The library's atomic file writer (util/file.c): an existing file keeps
  * its mode, a symbolic link (a chain of them, relative or absolute) is
  * written through and stays, a loop of links is an error, and only the
- * temporary files of writers that are gone are cleaned away. */
+ * temporary files of writers that are gone are cleaned away; the public
+ * face (ensemble/file.h) adds a check before the rename, a fixed mode and
+ * no-replace. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -156,12 +159,97 @@ static void test_only_dead_writers_temporary_files_are_cleaned(void **state) {
   unlink(odd);
 }
 
+/* The public writer's check sees the complete temporary file; refusing
+ * leaves the old file and no temporary file behind. */
+static int s_refuse_unless_complete(const char *path, const char *tmp, void *user) {
+  char *data;
+  size_t len;
+  int *asked = user;
+  (*asked)++;
+  if (ens_file_read(tmp, 1 << 20, &data, &len) != 0) return 1;
+  int complete = len == 3 && memcmp(data, "new", 3) == 0;
+  ens_free(data);
+  return strstr(path, "refuse") ? 1 : !complete;
+}
+
+static int s_count_temps(void) {
+  DIR *d = opendir(s_dir);
+  assert_non_null(d);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) n += strstr(e->d_name, ".tmp.ensemble-") != NULL;
+  closedir(d);
+  return n;
+}
+
+static void test_public_writer_check(void **state) {
+  (void)state;
+  char keep[128], take[128];
+  s_path(keep, sizeof keep, "refuse.sfd");
+  s_path(take, sizeof take, "take.sfd");
+  assert_int_equal(ens_file_write_atomic(keep, "old", 3, NULL), 0);
+  assert_int_equal(ens_file_write_atomic(take, "old", 3, NULL), 0);
+  int asked = 0;
+  ens_file_write_opts opts = {.mode = -1, .check = s_refuse_unless_complete, .check_user = &asked};
+  assert_int_equal(ens_file_write_atomic(keep, "new", 3, &opts), 1);
+  assert_int_equal(ens_file_write_atomic(take, "new", 3, &opts), 0);
+  assert_int_equal(asked, 2);
+  char *k = s_slurp(keep), *t = s_slurp(take);
+  assert_string_equal(k, "old");
+  assert_string_equal(t, "new");
+  free(k);
+  free(t);
+  assert_false(s_count_temps());
+}
+
+static void test_public_writer_mode_and_no_replace(void **state) {
+  (void)state;
+  char p[128];
+  s_path(p, sizeof p, "key");
+  ens_file_write_opts opts = {.mode = 0600, .no_replace = 1};
+  assert_int_equal(ens_file_write_atomic(p, "secret", 6, &opts), 0);
+  struct stat st;
+  assert_int_equal(stat(p, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_equal(ens_file_write_atomic(p, "other", 5, &opts), ENS_EEXISTS);
+  char *d = s_slurp(p);
+  assert_string_equal(d, "secret");
+  free(d);
+  assert_false(s_count_temps());
+}
+
+static void test_public_read_limit_and_errors(void **state) {
+  (void)state;
+  char p[128];
+  s_path(p, sizeof p, "ten");
+  assert_int_equal(ens_file_write_atomic(p, "0123456789", 10, NULL), 0);
+  char *data = (char *)1;
+  size_t len = 99;
+  assert_int_equal(ens_file_read(p, 9, &data, &len), ENS_ELIMIT);
+  assert_null(data);
+  assert_non_null(strstr(ens_error_last(), "limit"));
+  assert_int_equal(ens_file_read(p, 10, &data, &len), 0);
+  assert_int_equal(len, 10);
+  assert_int_equal(data[10], '\0');
+  ens_free(data);
+  assert_int_equal(ens_file_read(s_dir, 100, &data, &len), ENS_EIO); /* a directory */
+  s_path(p, sizeof p, "absent");
+  assert_int_equal(ens_file_read(p, 100, &data, &len), ENS_EIO);
+  assert_non_null(strstr(ens_error_last(), "absent"));
+  char *pre = ens_file_temp_prefix("font.sfd");
+  assert_string_equal(pre, ".font.sfd.tmp.ensemble-");
+  ens_free(pre);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_existing_mode_is_kept, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_links_are_written_through, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_a_loop_of_links_is_an_error, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_only_dead_writers_temporary_files_are_cleaned, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_public_writer_check, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_public_writer_mode_and_no_replace, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_public_read_limit_and_errors, s_setup, s_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

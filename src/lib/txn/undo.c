@@ -191,7 +191,12 @@ static int s_step(ens_undo *u, s_stack *from, s_stack *to, ens_origin origin, en
   ens_txn *applied, *inverse;
   if (e.inverse->local_only) origin = ENS_ORIGIN_LOCAL_ONLY;
   int rc = ens__doc_apply_lenient(u->doc, e.inverse, origin, s_filter, s_on_skip, &ctx, &applied, &inverse);
-  if (rc) return rc;
+  if (rc) {
+    /* nothing was applied (the format refused the step, say), so the
+     * skips recorded on the way describe nothing that happened */
+    ens_undo_report_clear(report);
+    return rc;
+  }
   if ((rc = s_stack_push(to, inverse, u->doc->clock))) {
     ens_txn_free(inverse);
     inverse = NULL;

@@ -201,6 +201,8 @@ int ens__file_atomic_open(ens__file_atomic *f, const char *path) {
   f->written = 0;
   f->fd = -1;
   f->tmp = NULL;
+  f->check = NULL;
+  f->check_user = NULL;
   /* through a symbolic link to the file it names, in that file's
    * directory: replacing the link would cut it from its target */
   f->target = ens__file_resolve(path);
@@ -299,6 +301,12 @@ int ens__file_atomic_finish(ens__file_atomic *f, int rc, int mode, int replace) 
   if (!rc) rc = s_keep_attributes(target, fd, tmp, mode);
   if (!rc && fsync(fd) != 0) rc = ens__error(ENS_EIO, "cannot sync %s: %s", tmp, strerror(errno));
   if (close(fd) != 0 && !rc) rc = ens__error(ENS_EIO, "cannot close %s: %s", tmp, strerror(errno));
+  if (!rc && f->check && f->check(f->path, tmp, f->check_user) != 0) {
+    unlink(tmp); /* refused: path stays as it is */
+    free(tmp);
+    free(target);
+    return 1;
+  }
   if (!rc && replace && rename(tmp, path) != 0)
     rc = ens__error(ENS_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
   if (!rc && !replace) { /* link() refuses an existing name: no window to lose one */
@@ -326,3 +334,42 @@ int ens__file_atomic_finish(ens__file_atomic *f, int rc, int mode, int replace) 
   free(target);
   return rc;
 }
+
+/* --- the public face (ensemble/file.h) -------------------------------------------- */
+
+int ens_file_read(const char *path, size_t max, char **data, size_t *len) {
+  if (!path || !data || !len) return ens__error(ENS_EINVAL, "ens_file_read: NULL argument");
+  return ens__file_read_all(path, max, data, len);
+}
+
+int ens_file_write_atomic(const char *path, const void *data, size_t len, const ens_file_write_opts *opts) {
+  if (!path || (!data && len)) return ens__error(ENS_EINVAL, "ens_file_write_atomic: NULL argument");
+  ens__file_clean_temps(path); /* what a killed writer left */
+  ens__file_atomic f;
+  int rc = ens__file_atomic_open(&f, path);
+  if (rc) return rc;
+  if (opts) {
+    f.check = opts->check;
+    f.check_user = opts->check_user;
+  }
+  rc = ens__file_atomic_write(&f, data, len);
+  return ens__file_atomic_finish(&f, rc, opts ? opts->mode : -1, opts ? !opts->no_replace : 1);
+}
+
+char *ens_file_resolve(const char *path) {
+  if (!path) {
+    errno = EINVAL;
+    return NULL;
+  }
+  return ens__file_resolve(path);
+}
+
+char *ens_file_temp_prefix(const char *base) {
+  size_t bl = strlen(base);
+  if (bl > TEMP_BASE_MAX) bl = TEMP_BASE_MAX;
+  char *p = malloc(bl + sizeof TEMP_TAG + 1);
+  if (p) snprintf(p, bl + sizeof TEMP_TAG + 1, ".%.*s" TEMP_TAG, (int)bl, base);
+  return p;
+}
+
+int ens_file_clean_temps(const char *path) { return path ? ens__file_clean_temps(path) : 0; }

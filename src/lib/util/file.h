@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "ensemble/file.h"
+
 /* Reads path whole into *data (malloc'd, NUL after the last byte);
  * ENS_ELIMIT beyond max bytes, ENS_EIO when it cannot be read. */
 int ens__file_read_all(const char *path, size_t max, char **data, size_t *len);
@@ -35,6 +37,8 @@ typedef struct {
   char *target; /* path with its symbolic links followed */
   int fd;
   size_t written;
+  ens_file_check_fn check; /* asked before the rename (NULL after open); 1 from finish when it refuses */
+  void *check_user;
 } ens__file_atomic;
 
 int ens__file_atomic_open(ens__file_atomic *f, const char *path);
