@@ -105,6 +105,16 @@ grep -q "^ensemble diff a/font.sfd b/font.sfd" "$TMP/diff" || fail "git diff did
 grep -q "glyph A: width 640 → 777" "$TMP/diff" || fail "git diff of the font: $(cat "$TMP/diff")"
 grep -q "DEVICES" "$TMP/diff" || fail "git diff of the drawing: $(cat "$TMP/diff")"
 if grep -q '^@@' "$TMP/diff"; then fail "git diff printed a line diff"; fi
+# git's external diff on its own: a new file, a version that does not read
+"$BIN" git diff new.svg /dev/null . . drawing.svg 0 100644 > "$TMP/gd" 2>&1
+check "git diff of a new file" $? 0
+grep -q "new file" "$TMP/gd" || fail "git diff of a new file: $(cat "$TMP/gd")"
+printf 'not a font\n' > "$TMP/bad.sfd"
+"$BIN" git diff font.sfd "$TMP/bad.sfd" . . font.sfd 0 100644 > "$TMP/gd" 2>&1
+check "git diff of a version that does not read" $? 0
+grep -q "does not read" "$TMP/gd" || fail "git diff of a broken version: $(cat "$TMP/gd")"
+"$BIN" git diff a b c > /dev/null 2>&1
+check "git diff with three arguments" $? 2
 "$BIN" commit -m "left: A wider, layer renamed" font.sfd drawing.svg > /dev/null
 check "commit on left" $? 0
 "$BIN" switch main > /dev/null
