@@ -26,14 +26,16 @@ char *cli_git_self(void) {
     if (n && n + 10 < sizeof cand) {
       memcpy(cand, path, n);
       memcpy(cand + n, "/ensemble", 10);
-      char *real = realpath(cand, NULL);
-      int same = real && strcmp(real, self) == 0;
-      free(real);
-      if (same) {
-        free(self);
-        return strdup("ensemble");
+      char *real = access(cand, X_OK) == 0 ? realpath(cand, NULL) : NULL;
+      if (real) { /* the first "ensemble" on PATH is what the shell runs */
+        int same = strcmp(real, self) == 0;
+        free(real);
+        if (same) {
+          free(self);
+          return strdup("ensemble");
+        }
+        break;
       }
-      break; /* the first "ensemble" on PATH is what the shell runs */
     }
     path = end ? end + 1 : NULL;
   }

@@ -76,6 +76,11 @@ check "git setup again" $? 0
 cmp -s .git/config "$TMP/config.1" || fail "a second git setup changed .git/config"
 cmp -s .gitattributes "$TMP/attr.1" || fail "a second git setup changed .gitattributes"
 grep -q "already" "$TMP/out" || fail "a second git setup does not say it had nothing to do"
+# the ensemble on PATH is named by its name, another by its path
+git init -q "$TMP/onpath" && (cd "$TMP/onpath" && PATH="$(dirname "$BIN"):$PATH" "$BIN" git setup -q)
+check "git setup with ensemble on PATH" $? 0
+[ "$(git -C "$TMP/onpath" config merge.ensemble.driver)" = "ensemble merge --driver %O %A %B %P" ] ||
+  fail "with this ensemble first on PATH: $(git -C "$TMP/onpath" config merge.ensemble.driver)"
 # a .gitattributes of the user's own keeps its lines
 printf '*.png binary\n' > .gitattributes
 "$BIN" git setup -q

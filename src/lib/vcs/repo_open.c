@@ -3,6 +3,7 @@
  * (ensemble/repo.h). */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,15 +28,15 @@ int ens__repo_error(int gerr, const char *what) {
   return ens__error(code, "%s: %s", what, msg);
 }
 
-/* libgit2 keeps global state (its allocator, TLS); init once, never shut
- * down, since other repositories of the process may still be open. */
+/* libgit2 keeps global state (its allocator, TLS); init once per process,
+ * never shut down, since other repositories of the process may still be
+ * open. */
+static int s_init_rc;
+static void s_init_once(void) { s_init_rc = git_libgit2_init(); }
 static int s_init(void) {
-  static int done;
-  if (!done) {
-    if (git_libgit2_init() < 0) return ens__error(ENS_EIO, "libgit2 does not start");
-    done = 1;
-  }
-  return 0;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, s_init_once);
+  return s_init_rc < 0 ? ens__error(ENS_EIO, "libgit2 does not start") : 0;
 }
 
 static char *s_with_slash(const char *path) {
