@@ -82,6 +82,15 @@ cp -r "$SFDIR" "$TMP/copy.sfdir"
 glyph=$(ls "$TMP/copy.sfdir" | grep '\.glyph$' | head -n 1)
 sed -i 's/^Width: .*/Width: 1234/' "$TMP/copy.sfdir/$glyph"
 run "sfdir edited" 1 "$BIN" diff "$SFDIR" "$TMP/copy.sfdir" && has "sfdir edited" "width .* → 1234"
+# two snapshots of a .tree outline: matched by their ids
+"$BIN" tree2snap "$SRC/examples/glyph-A.tree" -o "$TMP/g1.snap" >/dev/null
+sed 's/point x=540 y=1400/point x=550 y=1400/; s/width=1200/width=1210/' "$SRC/examples/glyph-A.tree" >"$TMP/g2.tree"
+"$BIN" tree2snap "$TMP/g2.tree" -o "$TMP/g2.snap" >/dev/null
+run "snapshots same" 0 "$BIN" diff "$TMP/g1.snap" "$TMP/g1.snap"
+run "snapshots" 1 "$BIN" diff "$TMP/g1.snap" "$TMP/g2.snap" &&
+  has "snapshots" "^glyph\[0\]: width 1200 → 1210; layer\[0\] contour\[0\] point\[1\] moved (10, 0)\$"
+run "not a snapshot" 2 "$BIN" diff "$TMP/g1.snap" "$SRC/examples/glyph-A.tree"
+
 if [ -d "$CORPUS/sfd/dejavu-history" ]; then
   D=$CORPUS/sfd/dejavu-history
   run "dejavu 358190f 9a517dc" 1 "$BIN" diff "$D/DejaVuSansMono.358190f.sfd" "$D/DejaVuSansMono.9a517dc.sfd" &&

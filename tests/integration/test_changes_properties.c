@@ -151,9 +151,17 @@ static void test_changes_properties(void **state) {
                same ? "equal" : "differs", ens_changes_count(c));
     empty += same;
     records += ens_changes_count(c);
-    /* the transaction turns a into b's content */
-    ens_txn *t = NULL;
+    /* the transaction, encoded and read back as `ensemble diff --txn`
+     * writes it, turns a into b's content */
+    ens_txn *t = NULL, *back = NULL;
+    unsigned char *bytes;
+    size_t len;
     assert_int_equal(ens_doc_diff(a, b, s_by_name, NULL, &t), 0);
+    assert_int_equal(ens_txn_encode(t, &bytes, &len), 0);
+    assert_int_equal(ens_txn_decode(bytes, len, &back), 0);
+    ens_free(bytes);
+    ens_txn_free(t);
+    t = back;
     assert_int_equal(ens_doc_apply(a, t, ENS_ORIGIN_LOCAL, NULL), 0);
     assert_true(ens_doc_content_hash(a) == ens_doc_content_hash(b));
     ens_txn_free(t);

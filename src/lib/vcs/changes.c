@@ -160,6 +160,16 @@ static const ens_obj *s_group_obj(const s_ctx *x, const ens_obj *o) {
   return o;
 }
 
+/* How many steps name an element for people: from the nearest
+ * ancestor-or-self with a name ("rect#logo"; "g#layer1/rect[2]"), else
+ * from the root, at most three (the JSON has the whole path). */
+static size_t s_label_depth(const s_ctx *x, const ens_obj *o) {
+  size_t n = 1;
+  char key[ENS__KEY_MAX];
+  for (; n < 3 && o->parent && o->parent->parent && s_key(x, o, key, sizeof key) != 2; o = o->parent) n++;
+  return n;
+}
+
 /* --- what counts ------------------------------------------------------------------------ */
 
 /* Kept text ('~') counts only on text a reader kept without modelling it
@@ -454,7 +464,7 @@ static ens__change_rec *s_rec(s_ctx *x, ens_change_kind kind, const ens_obj *a, 
   if (!(r->c.path = s_path(x, o))) return NULL;
   const ens_obj *g = s_group_obj(x, o);
   if (!(r->c.group = g == o ? r->c.path : s_path(x, g))) return NULL;
-  if (!(r->group_label = x->svg ? s_keep(c, s_path_to(x, g, 1)) : r->c.group)) return NULL;
+  if (!(r->group_label = x->svg ? s_keep(c, s_path_to(x, g, s_label_depth(x, g))) : r->c.group)) return NULL;
   if (o->kind[0] == '#' && x->svg) {
     ens_value t;
     if (ens_obj_get(o, "text", &t) == 0 && t.type == ENS_STR) {

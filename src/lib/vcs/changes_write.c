@@ -15,7 +15,9 @@
 /* Longest value shown whole; longer ones are cut with "…". */
 #define S_SHOW_MAX 60
 
-static void s_put_value(FILE *out, ens_value v, const char *ref_path) {
+/* skip: bytes of a string left out at its start (shown as "…"), so that
+ * two long values show where they differ */
+static void s_put_value_from(FILE *out, ens_value v, const char *ref_path, size_t skip) {
   switch (v.type) {
   case ENS_NIL: fputs("(none)", out); break;
   case ENS_INT: fprintf(out, "%" PRId64, v.u.i); break;
@@ -24,6 +26,11 @@ static void s_put_value(FILE *out, ens_value v, const char *ref_path) {
   case ENS_REF: fputs(ref_path ? ref_path : "(nothing)", out); break;
   case ENS_BYTES: fprintf(out, "(%zu bytes)", v.u.s.len); break;
   case ENS_STR: {
+    if (skip && skip < v.u.s.len) {
+      fputs("…", out);
+      v.u.s.ptr += skip;
+      v.u.s.len -= skip;
+    }
     size_t n = v.u.s.len, cut = n > S_SHOW_MAX ? S_SHOW_MAX : n;
     /* cut on a character boundary, and show line ends as spaces */
     while (cut < n && cut && ((unsigned char)v.u.s.ptr[cut] & 0xc0) == 0x80) cut--;
@@ -36,6 +43,20 @@ static void s_put_value(FILE *out, ens_value v, const char *ref_path) {
     break;
   }
   }
+}
+
+static void s_put_value(FILE *out, ens_value v, const char *ref_path) { s_put_value_from(out, v, ref_path, 0); }
+
+/* Where two long strings' shown parts start: some context before their
+ * first difference, on a character boundary. */
+static size_t s_skip(ens_value a, ens_value b) {
+  if (a.type != ENS_STR || b.type != ENS_STR) return 0;
+  size_t n = a.u.s.len < b.u.s.len ? a.u.s.len : b.u.s.len, cp = 0;
+  while (cp < n && a.u.s.ptr[cp] == b.u.s.ptr[cp]) cp++;
+  if (cp < S_SHOW_MAX - 10) return 0;
+  size_t k = cp - 20;
+  while (k && ((unsigned char)a.u.s.ptr[k] & 0xc0) == 0x80) k--;
+  return k;
 }
 
 static double s_num(ens_value v) {
@@ -120,10 +141,11 @@ static size_t s_part(FILE *out, const ens__change_rec *r, size_t left, int sfd, 
     s_put_value(out, c->old_value, r->old_ref);
     fputs(" removed", out);
   } else {
+    size_t skip = s_skip(c->old_value, c->new_value);
     fputc(' ', out);
-    s_put_value(out, c->old_value, r->old_ref);
+    s_put_value_from(out, c->old_value, r->old_ref, skip);
     fputs(" → ", out);
-    s_put_value(out, c->new_value, r->new_ref);
+    s_put_value_from(out, c->new_value, r->new_ref, skip);
   }
   return 1;
 }
