@@ -265,6 +265,10 @@ static void test_restore_rolls_a_clean_file_back(void **state) {
   free(now);
   assert_int_equal(ens_repo_restore(fx->repo, "a.svg", "nope", 0, NULL), ENS_ENOTFOUND);
   assert_int_equal(ens_repo_restore(fx->repo, "c.svg", "HEAD", 0, NULL), ENS_ENOTFOUND);
+  /* paths that could leave the work tree or enter .git, whatever a tree holds */
+  const char *bad[] = {"../a.svg", "/etc/passwd", "sub/../../a.svg", ".git/config", "", "a.svg/", "./a.svg"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    assert_int_equal(ens_repo_restore(fx->repo, bad[i], "HEAD", 1, NULL), ENS_EINVAL);
 }
 
 static void test_restore_never_loses_uncommitted_work(void **state) {

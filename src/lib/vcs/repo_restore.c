@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -42,9 +43,27 @@ static int s_backup(const char *abs, const char *data, size_t len, char **backup
   return ens__error(ENS_EEXISTS, "keeping a backup of %s: too many backups made this second", abs);
 }
 
+/* Whether path stays inside the work tree and out of .git whatever a
+ * repository's trees hold: no absolute path, no empty, "." or ".."
+ * component, no ".git" (any case). */
+static int s_safe_path(const char *path) {
+  if (!*path || *path == '/') return 0;
+  for (const char *p = path; *p;) {
+    const char *e = strchr(p, '/');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && memcmp(p, "..", 2) == 0) ||
+        (n == 4 && strncasecmp(p, ".git", 4) == 0))
+      return 0;
+    p += n + (e ? 1 : 0);
+    if (e && !*p) return 0;
+  }
+  return 1;
+}
+
 int ens_repo_restore(ens_repo *repo, const char *path, const char *rev, int force, char **backup) {
   if (!repo || !path || !rev) return ens__error(ENS_EINVAL, "ens_repo_restore: NULL argument");
   if (backup) *backup = NULL;
+  if (!s_safe_path(path)) return ens__error(ENS_EINVAL, "'%s' is not a file's path inside the work tree", path);
   unsigned char *want = NULL;
   char *have = NULL, *abs = NULL, *kept = NULL;
   size_t want_len = 0, have_len = 0;
