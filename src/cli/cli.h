@@ -42,6 +42,7 @@ int cli_cmd_keygen(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_watch(int argc, char **argv);
 int cli_cmd_join(int argc, char **argv);
+int cli_cmd_merge(int argc, char **argv);
 
 /* --- options ---------------------------------------------------------------
  * Each command describes itself once in a cli_spec; the parser and the

@@ -17,6 +17,7 @@ const cli_command cli_commands[] = {
     {"keygen", "make a key pair for encrypted sessions", cli_cmd_keygen},
     {"serve", "host a real-time session for a font or snapshot", cli_cmd_serve},
     {"watch", "join a session, report its events, optionally save the document", cli_cmd_watch},
+    {"merge", "three-way merge of a font or drawing; git's merge driver", cli_cmd_merge},
     {"join", "mirror a session both ways into a .sfd or .svg file an editor opens", cli_cmd_join},
     {"help", "show the commands, or one command's options", cli_cmd_help},
 };
