@@ -47,7 +47,8 @@ ens_identity_fn ens_format_identity(const char *doc_kind);
  * changed; a reference's selected mark; the O (was open) letter of a
  * glyph's Flags. SVG: the view state Inkscape keeps on
  * sodipodi:namedview (window size and place, zoom, centre, rotation,
- * current layer, ...). */
+ * current layer) and what it stamps on every save (inkscape:version,
+ * sodipodi:docname, sodipodi:docbase, inkscape:output_extension). */
 int ens_sfd_noise(const ens_obj *obj, const char *key, ens_value old_value, ens_value new_value, void *user);
 int ens_svg_noise(const ens_obj *obj, const char *key, ens_value old_value, ens_value new_value, void *user);
 

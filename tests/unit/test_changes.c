@@ -224,6 +224,23 @@ static const char s_svg_a[] = "<svg xmlns=\"http://www.w3.org/2000/svg\" "
                               "<g id=\"box\"/>\n"
                               "</svg>\n";
 
+static void test_svg_noise_function_answers_per_key(void **state) {
+  (void)state;
+  ens_doc *d = s_read_svg(s_svg_a);
+  const ens_obj *svg = NULL;
+  for (size_t i = 0; i < ens_obj_child_count(ens_doc_root(d)) && !svg; i++)
+    if (!strcmp(ens_obj_kind(ens_obj_child(ens_doc_root(d), i)), "svg")) svg = ens_obj_child(ens_doc_root(d), i);
+  assert_non_null(svg);
+  const ens_obj *nv = ens_obj_child(svg, 1);
+  assert_string_equal(ens_obj_kind(nv), "sodipodi:namedview");
+  assert_int_equal(ens_svg_noise(svg, "inkscape:version", ens_str("0.46"), ens_str("0.47"), NULL), 1);
+  assert_int_equal(ens_svg_noise(svg, "width", ens_str("1"), ens_str("2"), NULL), 0);
+  assert_int_equal(ens_svg_noise(nv, "inkscape:zoom", ens_str("1"), ens_str("2"), NULL), 1);
+  assert_int_equal(ens_svg_noise(nv, "pagecolor", ens_str("#fff"), ens_str("#000"), NULL), 0);
+  assert_int_equal(ens_svg_noise(svg, "inkscape:zoom", ens_str("1"), ens_str("2"), NULL), 0);
+  ens_doc_free(d);
+}
+
 static void test_svg_fill_changed_and_view_noise_ignored(void **state) {
   (void)state;
   ens_doc *a = s_read_svg(s_svg_a);
@@ -388,6 +405,7 @@ int main(void) {
       cmocka_unit_test(test_width_and_point_changes_are_reported_once_each),
       cmocka_unit_test(test_glyph_renamed_with_its_outline_is_a_rename),
       cmocka_unit_test(test_glyph_added_and_removed),
+      cmocka_unit_test(test_svg_noise_function_answers_per_key),
       cmocka_unit_test(test_svg_fill_changed_and_view_noise_ignored),
       cmocka_unit_test(test_svg_page_colour_is_not_noise),
       cmocka_unit_test(test_svg_reorder_is_a_move_above),
