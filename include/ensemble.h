@@ -21,5 +21,7 @@
 #include "ensemble/mirror.h"
 #include "ensemble/changes.h"
 #include "ensemble/repo.h"
+#include "ensemble/visdiff.h"
+#include "ensemble/history.h"
 
 #endif

@@ -52,7 +52,17 @@ int cli_cmd_tag(int argc, char **argv);
 int cli_cmd_log(int argc, char **argv);
 int cli_cmd_show(int argc, char **argv);
 int cli_cmd_restore(int argc, char **argv);
+int cli_cmd_history(int argc, char **argv);
 int cli_cmd_merge(int argc, char **argv);
+int cli_cmd_visdiff(int argc, char **argv);
+
+/* The visual diff of OLD and NEW written to out, whose extension (.svg,
+ * .png, .html) picks the output (diff_visual.c); cmd names the command in
+ * messages; timeout_s bounds rendering a PNG (0: 120 s). Returns the exit
+ * status (0, 1 failure, 2 an output name of no known kind); with quiet,
+ * prints nothing on success. */
+int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path, const char *out, int timeout_s,
+                    int quiet);
 
 /* --- options ---------------------------------------------------------------
  * Each command describes itself once in a cli_spec; the parser and the

@@ -1,6 +1,7 @@
 /* Loading and saving a session's document by file name (see docfile.h). */
 #include "docfile.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,8 +22,47 @@ static int s_is_dir(const char *path) {
 static int s_is_sfd(const char *path) { return s_ends_with(path, ".sfd") || s_ends_with(path, ".sfdir") || s_is_dir(path); }
 static int s_is_svg(const char *path) { return s_ends_with(path, ".svg"); }
 
+int cli_doc_store_at(const char *path, char *store, size_t store_size, uint64_t *seq) {
+  struct stat st;
+  if (stat(path, &st) == 0) return 0; /* a real file wins */
+  const char *at = strrchr(path, '@');
+  if (!at || at == path || !at[1] || (size_t)(at - path) >= store_size) return 0;
+  uint64_t v = 0;
+  for (const char *p = at + 1; *p; p++) {
+    if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10) return 0;
+    v = v * 10 + (uint64_t)(*p - '0');
+  }
+  memcpy(store, path, (size_t)(at - path));
+  store[at - path] = 0;
+  *seq = v;
+  return 1;
+}
+
+/* STORE@SEQ: the document of the store after seq. */
+static int s_load_store(const char *path, const char *store, uint64_t seq, ens_doc **out, char *err,
+                        size_t err_size) {
+  struct stat st;
+  if (stat(store, &st) != 0) {
+    snprintf(err, err_size, "%s: no such file, nor a store %s to read seq %llu of (%s)", path, store,
+             (unsigned long long)seq, strerror(errno));
+    return -1;
+  }
+  ens_history *h;
+  if (ens_history_open(store, &h)) {
+    snprintf(err, err_size, "%s: %s", path, ens_error_last());
+    return -1;
+  }
+  int rc = ens_history_doc_at(h, seq, out);
+  if (rc) snprintf(err, err_size, "%s: %s", path, ens_error_last());
+  ens_history_free(h);
+  return rc ? -1 : 0;
+}
+
 int cli_doc_load(const char *path, ens_doc **out, char *err, size_t err_size) {
   *out = NULL;
+  char store[4096];
+  uint64_t seq;
+  if (cli_doc_store_at(path, store, sizeof store, &seq)) return s_load_store(path, store, seq, out, err, err_size);
   if (s_is_sfd(path) || s_is_svg(path)) {
     if ((s_is_sfd(path) ? ens_sfd_read_path(path, out) : ens_svg_read_path(path, out)) == 0) return 0;
     snprintf(err, err_size, "%s: %s", path, ens_error_last());
@@ -72,7 +112,22 @@ int cli_doc_encode(const ens_doc *doc, const char *path, unsigned char **bytes, 
   return 0;
 }
 
+ens_identity_fn cli_doc_kind_identity(const char *doc_kind) {
+  if (!doc_kind) return NULL;
+  return strcmp(doc_kind, ENS_SFD_KIND) == 0 ? ens_sfd_identity : strcmp(doc_kind, ENS_SVG_KIND) == 0 ? ens_svg_identity : NULL;
+}
+
 ens_identity_fn cli_doc_identity(const char *path) {
+  char store[4096];
+  uint64_t seq;
+  if (cli_doc_store_at(path, store, sizeof store, &seq)) {
+    /* the format of the session's document, which its store names */
+    ens_history *h;
+    if (ens_history_open(store, &h)) return NULL;
+    ens_identity_fn fn = cli_doc_kind_identity(ens_history_doc_kind(h));
+    ens_history_free(h);
+    return fn;
+  }
   return s_is_sfd(path) ? ens_sfd_identity : s_is_svg(path) ? ens_svg_identity : NULL;
 }
 

@@ -28,6 +28,8 @@ const cli_command cli_commands[] = {
     {"branch", "list branches, or start a new one", cli_cmd_branch},
     {"switch", "go to another branch", cli_cmd_switch},
     {"tag", "list tags, or name the current version", cli_cmd_tag},
+    {"visdiff", "draw what changed between two versions of a drawing or font (SVG, PNG, HTML)", cli_cmd_visdiff},
+    {"history", "list a session's transactions from its store: who, when, what", cli_cmd_history},
     {"help", "show the commands, or one command's options", cli_cmd_help},
 };
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];

@@ -263,6 +263,31 @@ checks=$((checks + 1))
 [ ! -e "$TMP/bad.png" ] || fail "render of a malformed SVG left a file"
 run "render a bad size" 2 "$BIN" render "$TMP/d.svg" -o "$TMP/x.png" --width -3
 
+# visdiff: the visual diff of two drawings, the output by its extension
+sed -e 's/x="1"/x="3"/' "$TMP/d.svg" >"$TMP/d2.svg"
+cmp -s "$TMP/d.svg" "$TMP/d2.svg" && fail "visdiff: the edited drawing is the same"
+for ext in svg png html; do
+  if run "visdiff to .$ext" 0 "$BIN" visdiff "$TMP/d.svg" "$TMP/d2.svg" -o "$TMP/vd.$ext"; then
+    has "visdiff to .$ext" err "vd.$ext: 0 elements added, 0 removed, 1 changed"
+  fi
+done
+checks=$((checks + 1))
+grep -q 'class="ens-changed"' "$TMP/vd.svg" || fail "visdiff's SVG marks no change"
+checks=$((checks + 1))
+[ "$(head -c 4 "$TMP/vd.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "visdiff wrote no PNG"
+checks=$((checks + 1))
+grep -q '<li class="changed" data-ens="0">' "$TMP/vd.html" || fail "visdiff's page lists no change"
+run "visdiff --quiet" 0 "$BIN" visdiff -q "$TMP/d.svg" "$TMP/d2.svg" -o "$TMP/vd.svg" && lacks "visdiff --quiet" err "."
+run "visdiff without -o" 2 "$BIN" visdiff "$TMP/d.svg" "$TMP/d2.svg" && has "visdiff without -o" err "give the file to write"
+run "visdiff to an unknown kind" 2 "$BIN" visdiff "$TMP/d.svg" "$TMP/d2.svg" -o "$TMP/vd.txt" &&
+  has "visdiff to an unknown kind" err "must end in .svg, .png or .html"
+run "visdiff of a malformed SVG" 1 "$BIN" visdiff "$TMP/d.svg" "$TMP/bad.svg" -o "$TMP/vdbad.svg" &&
+  has "visdiff of a malformed SVG" err "bad.svg: line 3: "
+run "visdiff of a drawing and a font" 1 "$BIN" visdiff "$TMP/d.svg" "$SRC/examples/LibertinusMono-Regular.sfd" \
+  -o "$TMP/vdkind.svg" && has "visdiff of a drawing and a font" err "compare two versions of one kind"
+checks=$((checks + 1))
+[ ! -e "$TMP/vdbad.svg" ] && [ ! -e "$TMP/vd.txt" ] && [ ! -e "$TMP/vdkind.svg" ] || fail "a failed visdiff left a file"
+
 # --- SVG: edit, one transaction per command --------------------------------------
 cat >"$TMP/e.svg" <<'SVG'
 <svg xmlns="http://www.w3.org/2000/svg" width="20" height="20">

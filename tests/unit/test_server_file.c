@@ -43,7 +43,7 @@ static const unsigned char s_client[ENS_CLIENT_ID_LEN] = "client-abcdefghi";
 static void s_append(ens__store *st, uint64_t from, uint64_t to) {
   assert_int_equal(ens__store_begin(st), 0);
   for (uint64_t q = from; q <= to; q++) {
-    ens__entry e = {q, 1, q, s_client, (const unsigned char *)"x", 1};
+    ens__entry e = {q, 1, q, s_client, (const unsigned char *)"x", 1, 0};
     assert_int_equal(ens__store_append(st, &e), 0);
   }
   assert_int_equal(ens__store_commit(st), 0);

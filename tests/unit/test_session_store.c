@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,7 +47,7 @@ static size_t s_payload(uint64_t seq, unsigned char *buf) {
 static int s_append_range(ens__store *st, uint64_t from, uint64_t to) {
   unsigned char buf[256];
   for (uint64_t q = from; q <= to; q++) {
-    ens__entry e = {q, (uint32_t)(q % 5 + 1), q, s_client, buf, s_payload(q, buf)};
+    ens__entry e = {q, (uint32_t)(q % 5 + 1), q, s_client, buf, s_payload(q, buf), 0};
     int rc = ens__store_append(st, &e);
     if (rc) return rc;
   }
@@ -124,13 +125,14 @@ static void test_checkpoint_trims_the_log(void **state) {
   assert_int_equal(ens__store_begin(st), 0);
   assert_int_equal(s_append_range(st, 1, 100), 0);
   assert_int_equal(ens__store_commit(st), 0);
+  /* no checkpoint at or before 80 - 10 to rebuild from: the log keeps all */
   assert_int_equal(ens__store_checkpoint(st, 80, "snapshot-80", 11, 10), 0);
-  assert_true(ens__store_first(st) == 71 && ens__store_head(st) == 100);
+  assert_true(ens__store_first(st) == 1 && ens__store_head(st) == 100);
   assert_int_equal(ens__store_checkpoint(st, 101, "x", 1, 0), ENS_EINVAL);
   ens__store_close(st);
   assert_int_equal(ens__store_open(s_path, &st), 0);
-  assert_true(ens__store_first(st) == 71 && ens__store_head(st) == 100);
-  s_reader r = {71, 0};
+  assert_true(ens__store_first(st) == 1 && ens__store_head(st) == 100);
+  s_reader r = {1, 0};
   assert_int_equal(ens__store_read(st, 1, 1000, s_check_entry, &r), 0);
   assert_true(r.next == 101 && r.bad == 0);
   unsigned char *snap;
@@ -223,11 +225,115 @@ static void test_sigkill_mid_write_loses_nothing_committed(void **state) {
   }
 }
 
+/* One writer; readers beside it see what it committed, at the moment they
+ * opened, and cannot write. */
+static void test_one_writer_and_readers_beside_it(void **state) {
+  (void)state;
+  ens__store *w, *w2 = (ens__store *)1, *r;
+  assert_int_equal(ens__store_open(s_path, &w), 0);
+  assert_int_equal(ens__store_open(s_path, &w2), ENS_EIO);
+  assert_null(w2);
+  assert_non_null(strstr(ens_error_last(), "in use by another server"));
+  assert_int_equal(ens__store_begin(w), 0);
+  assert_int_equal(s_append_range(w, 1, 10), 0);
+  assert_int_equal(ens__store_commit(w), 0);
+  assert_int_equal(ens__store_open_readonly(s_path, &r), 0);
+  assert_true(ens__store_head(r) == 10);
+  /* the writer goes on; the reader keeps its moment */
+  assert_int_equal(ens__store_begin(w), 0);
+  assert_int_equal(s_append_range(w, 11, 12), 0);
+  assert_int_equal(ens__store_commit(w), 0);
+  s_reader rd = {1, 0};
+  assert_int_equal(ens__store_read(r, 1, 100, s_check_entry, &rd), 0);
+  assert_true(rd.next == 11 && rd.bad == 0);
+  assert_int_equal(ens__store_begin(r), ENS_EINVAL);
+  assert_int_equal(ens__store_checkpoint(r, 1, "x", 1, 0), ENS_EINVAL);
+  ens__store_close(r);
+  ens__store_close(w);
+  /* the writer's lock went with it */
+  assert_int_equal(ens__store_open(s_path, &w), 0);
+  ens__store_close(w);
+}
+
+static int s_time_of(const ens__entry *e, void *user) {
+  ((int64_t *)user)[e->seq] = e->at_ms;
+  return 0;
+}
+
+/* A store written before times were recorded: read-only it reads with no
+ * times; opened for writing it gets the column, old entries keep none. */
+static void test_a_store_without_times(void **state) {
+  (void)state;
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open(s_path, &db), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(db,
+                                "PRAGMA journal_mode=WAL;"
+                                "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+                                "INSERT INTO meta VALUES ('version', 2), ('epoch', 77);"
+                                "CREATE TABLE log(seq INTEGER PRIMARY KEY, site INTEGER NOT NULL, client BLOB NOT NULL,"
+                                " ctn INTEGER NOT NULL, txn BLOB NOT NULL);"
+                                "CREATE TABLE clients(client BLOB PRIMARY KEY, site INTEGER NOT NULL UNIQUE,"
+                                " last_ctn INTEGER NOT NULL, floor INTEGER NOT NULL DEFAULT 0,"
+                                " made INTEGER NOT NULL DEFAULT 1);"
+                                "CREATE TABLE checkpoint(seq INTEGER PRIMARY KEY, snapshot BLOB NOT NULL);"
+                                "CREATE TABLE written(slot INTEGER PRIMARY KEY, seq INTEGER NOT NULL,"
+                                " size INTEGER NOT NULL, hash BLOB NOT NULL);"
+                                "INSERT INTO log VALUES (1, 1, x'636c69656e742d616263646566676869', 1, x'00');",
+                                NULL, NULL, NULL),
+                   SQLITE_OK);
+  sqlite3_close(db);
+  ens__store *st;
+  int64_t at[4] = {-1, -1, -1, -1};
+  assert_int_equal(ens__store_open_readonly(s_path, &st), 0);
+  assert_true(ens__store_head(st) == 1 && ens__store_epoch(st) == 77);
+  ens__store_close(st);
+  assert_int_equal(ens__store_open(s_path, &st), 0);
+  assert_int_equal(ens__store_begin(st), 0);
+  assert_int_equal(s_append_range(st, 2, 2), 0);
+  assert_int_equal(ens__store_commit(st), 0);
+  ens__store_close(st);
+  assert_int_equal(ens__store_open_readonly(s_path, &st), 0);
+  assert_int_equal(ens__store_read(st, 1, 2, s_time_of, at), 0);
+  assert_true(at[1] == 0 && at[2] > 1700000000000LL);
+  ens__store_close(st);
+}
+
+/* Every seq the log holds can be rebuilt: the checkpoint it starts from
+ * stays with it. */
+static void test_the_log_keeps_its_checkpoint(void **state) {
+  (void)state;
+  ens__store *st;
+  uint64_t cps[8];
+  assert_int_equal(ens__store_open(s_path, &st), 0);
+  assert_int_equal(ens__store_checkpoint(st, 0, "s0", 2, 0), 0);
+  assert_int_equal(ens__store_begin(st), 0);
+  assert_int_equal(s_append_range(st, 1, 100), 0);
+  assert_int_equal(ens__store_commit(st), 0);
+  assert_int_equal(ens__store_checkpoint(st, 50, "s50", 3, 10), 0);
+  assert_true(ens__store_first(st) == 1);
+  assert_int_equal(ens__store_checkpoints(st, cps, 8), 2);
+  assert_true(cps[0] == 0 && cps[1] == 50);
+  assert_int_equal(ens__store_begin(st), 0);
+  assert_int_equal(s_append_range(st, 101, 200), 0);
+  assert_int_equal(ens__store_commit(st), 0);
+  assert_int_equal(ens__store_checkpoint(st, 150, "s150", 4, 10), 0);
+  assert_true(ens__store_first(st) == 51);
+  assert_int_equal(ens__store_checkpoints(st, cps, 8), 2);
+  assert_true(cps[0] == 50 && cps[1] == 150);
+  ens__store_close(st);
+  assert_int_equal(ens__store_open_readonly(s_path, &st), 0);
+  assert_true(ens__store_first(st) == 51 && ens__store_head(st) == 200);
+  ens__store_close(st);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_group_commit_read_back_and_reopen, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_checkpoint_trims_the_log, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_sigkill_mid_write_loses_nothing_committed, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_one_writer_and_readers_beside_it, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_a_store_without_times, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_the_log_keeps_its_checkpoint, s_setup, s_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -595,7 +595,7 @@ static int s_flush(ens_server *s) {
   for (size_t i = 0; i < s->nout && !rc; i++) {
     s_out *o = &s->out[i];
     if (o->reject) continue;
-    ens__entry e = {o->seq, o->client->site, o->ctn, o->client->id, o->txn, o->len};
+    ens__entry e = {o->seq, o->client->site, o->ctn, o->client->id, o->txn, o->len, 0};
     rc = ens__store_append(s->store, &e);
     seq = o->seq;
   }

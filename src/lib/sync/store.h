@@ -21,6 +21,7 @@ typedef struct {
   const unsigned char *client; /* ENS_CLIENT_ID_LEN bytes */
   const unsigned char *txn;    /* encoded transaction */
   size_t len;
+  int64_t at_ms; /* when the server accepted it (unix ms); 0: unknown, or now for an append */
 } ens__entry;
 
 /* A client's record. */
@@ -37,6 +38,16 @@ typedef struct {
  * mode). The caller owns *out: ens__store_close. */
 int ens__store_open(const char *path, ens__store **out);
 void ens__store_close(ens__store *s);
+/* Opens an existing store read-only beside its server (if one runs): one
+ * read snapshot of it for as long as it is open, nothing written, no
+ * lock that keeps the server waiting. Only the reads below work on it
+ * (head, first, read, checkpoints); the caller owns *out. */
+int ens__store_open_readonly(const char *path, ens__store **out);
+/* The current time in unix ms, as appends record it. */
+int64_t ens__store_now_ms(void);
+/* The seqs of the checkpoints kept, ascending, into seqs (at most max);
+ * their count, or a negative error. */
+int ens__store_checkpoints(ens__store *s, uint64_t *seqs, size_t max);
 
 uint64_t ens__store_epoch(const ens__store *s);
 /* The last durable seq (0 for a new store). */
@@ -68,9 +79,11 @@ int ens__store_clients(ens__store *s, int (*fn)(const ens__client_rec *c, void *
  * ENS_ENOTFOUND when there is none. */
 int ens__store_checkpoint_get(ens__store *s, uint64_t *seq, unsigned char **snap, size_t *len);
 /* Records a snapshot of the document at seq (<= head) durably, replacing
- * the previous one, and trims the log to the entries after seq - keep
- * (entries kept so that clients slightly behind catch up without a
- * snapshot). */
+ * the previous one, and trims the log: entries after seq - keep stay (so
+ * that clients slightly behind catch up without a snapshot), and so do
+ * the entries after the latest checkpoint at or before seq - keep, which
+ * is kept with them, so that every seq the log reaches can be rebuilt
+ * (docs/vcs.md, "Session history"). */
 int ens__store_checkpoint(ens__store *s, uint64_t seq, const void *snap, size_t len, uint64_t keep);
 /* The checkpoint of one seq (the latest, or one a file record keeps):
  * *snap malloc'd, or ENS_ENOTFOUND. */

@@ -702,6 +702,9 @@ static int s_glyph_seq(s_ctx *c, const ens_obj *g) {
        * line, but drops one at the margin whose name was removed */
       const ens__sfd_keyspec *ks = ens__sfd_find_key(ens__sfd_glyph_keys, ens__sfd_glyph_nkeys, ln.s, ln.n);
       const ens__prop *name = s_get(g, "name");
+      /* judged from a layer, the glyph's own properties may not have been
+       * checked yet: this transaction may have set them too */
+      if (name && name->type != ENS_STR) return s_fail(&cg, ENS_ETYPE, "'name' must be a string");
       if (!name && ks) return s_fail(&cg, ENS_EFORMAT, "'name' is missing, and its StartChar: line says one");
       if (name && !ks) return s_fail(&cg, ENS_EFORMAT, "its StartChar: line, not at the margin, says no name");
       if (name && (rc = s_name_prints(&cg, name, ks, ln.s, ln.n))) return rc;
@@ -773,6 +776,7 @@ static int s_layer_seq(s_ctx *c, const ens_obj *l) {
       if (ln.next == e && e[-1] != '\n') return s_fail(&cl, ENS_EFORMAT, "its layer line does not end");
     }
   }
+  if (ip && ip->type != ENS_INT) return s_fail(&cl, ENS_ETYPE, "'index' must be an integer");
   if (ip) marker = ip->u.i == 0 || ip->u.i == 1 ? 1 : 2;
   uint32_t ncontours = 0;
   for (uint32_t i = 0; i < l->nkids; i++) ncontours += s_is(l->kids[i], ENS_SFD_CONTOUR);

@@ -1,0 +1,127 @@
+/* The visual diff from the command line: two versions of a drawing or a
+ * font in, one SVG, PNG or HTML page out (chosen by OUT's extension),
+ * written atomically. `ensemble visdiff` runs it; `ensemble diff --visual`
+ * calls cli_diff_visual. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "docfile.h"
+
+/* A large drawing's composite takes librsvg tens of seconds on a busy
+ * machine (docs/vcs.md): more than ensemble render's default. */
+#define S_RENDER_SECONDS 120
+
+typedef enum { S_OUT_SVG, S_OUT_PNG, S_OUT_HTML, S_OUT_BAD } s_out_kind;
+
+static s_out_kind s_out_kind_of(const char *path) {
+  const char *dot = strrchr(path, '.');
+  if (!dot || strchr(dot, '/')) return S_OUT_BAD;
+  if (strcasecmp(dot, ".svg") == 0) return S_OUT_SVG;
+  if (strcasecmp(dot, ".png") == 0) return S_OUT_PNG;
+  if (strcasecmp(dot, ".html") == 0 || strcasecmp(dot, ".htm") == 0) return S_OUT_HTML;
+  return S_OUT_BAD;
+}
+
+int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path, const char *out, int timeout_s,
+                    int quiet) {
+  s_out_kind kind = s_out_kind_of(out);
+  if (kind == S_OUT_BAD) {
+    fprintf(stderr, "ensemble %s: %s: the output's name must end in .svg, .png or .html\n", cmd, out);
+    return CLI_USAGE;
+  }
+  char err[1024];
+  ens_doc *a = NULL, *b = NULL;
+  ens_visdiff *vd = NULL;
+  unsigned char *bytes = NULL;
+  size_t len = 0;
+  int status = CLI_FAIL, rc;
+  if (cli_doc_load(old_path, &a, err, sizeof err) != 0 || cli_doc_load(new_path, &b, err, sizeof err) != 0) {
+    cli_fail(cmd, "%s", err);
+    goto done;
+  }
+  if (strcmp(ens_doc_kind(a), ens_doc_kind(b)) != 0) {
+    cli_fail(cmd, "%s is a %s and %s a %s: compare two versions of one kind of file", old_path,
+             strcmp(ens_doc_kind(a), "sfd") == 0 ? "font" : "drawing", new_path,
+             strcmp(ens_doc_kind(b), "sfd") == 0 ? "font" : "drawing");
+    goto done;
+  }
+  if (ens_visdiff_new(a, b, &vd) != 0) {
+    cli_fail(cmd, "%s, %s: %s", old_path, new_path, ens_error_last());
+    goto done;
+  }
+  if (kind == S_OUT_SVG) {
+    rc = ens_visdiff_svg(vd, (char **)&bytes, &len);
+  } else if (kind == S_OUT_PNG) {
+    ens_render_size size = {0, 0, (timeout_s > 0 ? timeout_s : S_RENDER_SECONDS) * 1000};
+    rc = ens_visdiff_png(vd, size, &bytes, &len);
+  } else {
+    char title[512];
+    const char *bo = strrchr(old_path, '/'), *bn = strrchr(new_path, '/');
+    snprintf(title, sizeof title, "%s \xe2\x86\x92 %s", bo ? bo + 1 : old_path, bn ? bn + 1 : new_path);
+    rc = ens_visdiff_html(vd, title, (char **)&bytes, &len);
+  }
+  if (rc) {
+    cli_fail(cmd, "%s: %s", out, ens_error_last());
+    goto done;
+  }
+  if (cli_write_atomic(out, bytes, len, err, sizeof err) != 0) {
+    cli_fail(cmd, "%s", err);
+    goto done;
+  }
+  if (!quiet) {
+    size_t n = ens_visdiff_count(vd), c[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+      ens_visdiff_item it;
+      if (ens_visdiff_item_at(vd, i, &it) == 0) c[it.mark]++;
+    }
+    fprintf(stderr, "%s: %zu %s added, %zu removed, %zu changed\n", out, c[ENS_VIS_ADDED],
+            ens_visdiff_is_font(vd) ? "glyphs" : "elements", c[ENS_VIS_REMOVED], c[ENS_VIS_CHANGED]);
+  }
+  status = CLI_OK;
+done:
+  ens_free(bytes);
+  ens_visdiff_free(vd);
+  ens_doc_free(a);
+  ens_doc_free(b);
+  return status;
+}
+
+static const cli_option s_options[] = {
+    {"output", 'o', "OUT", "the file to write (atomically): OUT.svg, OUT.png or OUT.html; required"},
+    {"timeout", 't', "SECONDS", "give up rendering a PNG that takes longer (default 120)"},
+    {"quiet", 'q', NULL, "print nothing on success"},
+    {0}};
+
+static const cli_spec s_spec = {
+    "visdiff", "OLD NEW -o OUT.svg|OUT.png|OUT.html [--timeout S] [--quiet]",
+    "Draws what changed between two versions of a drawing (.svg) or a font\n"
+    "(.sfd, SFDir): unchanged elements dimmed, added ones outlined in green,\n"
+    "removed ones re-drawn from OLD in vermillion, changed ones in blue over\n"
+    "a grey dashed ghost of their old geometry; for a font, each changed\n"
+    "glyph over its old outline with its points and metrics. OUT's extension\n"
+    "picks the output: the composite SVG, a PNG of it, or one HTML page that\n"
+    "needs nothing else (overlay, side by side, slider, list of changes).\n"
+    "The same as `ensemble diff --visual OLD NEW -o OUT`.",
+    s_options, 2, 2};
+
+int cli_cmd_visdiff(int argc, char **argv) {
+  cli_args args;
+  int rc = cli_parse(&s_spec, argc, argv, &args);
+  if (rc != CLI_RUN) return rc;
+  const char *out = cli_opt(&s_spec, &args, "output");
+  if (!out) return cli_usage_error(&s_spec, "give the file to write with -o OUT.svg, OUT.png or OUT.html");
+  int secs = 0;
+  const char *t = cli_opt(&s_spec, &args, "timeout");
+  if (t) {
+    char *end;
+    long v = strtol(t, &end, 10);
+    if (end == t || *end || v < 1 || v > 86400)
+      return cli_usage_error(&s_spec, "a timeout is a whole number of seconds, 1 to 86400");
+    secs = (int)v;
+  }
+  return cli_diff_visual(s_spec.name, args.args[0], args.args[1], out, secs,
+                         cli_opt(&s_spec, &args, "quiet") != NULL);
+}
