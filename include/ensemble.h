@@ -19,6 +19,8 @@
 #include "ensemble/render.h"
 #include "ensemble/session.h"
 #include "ensemble/mirror.h"
+#include "ensemble/changes.h"
+#include "ensemble/repo.h"
 #include "ensemble/visdiff.h"
 #include "ensemble/history.h"
 

@@ -36,11 +36,22 @@ int cli_cmd_info(int argc, char **argv);
 int cli_cmd_cat(int argc, char **argv);
 int cli_cmd_edit(int argc, char **argv);
 int cli_cmd_render(int argc, char **argv);
+int cli_cmd_diff(int argc, char **argv);
 int cli_cmd_help(int argc, char **argv);
 int cli_cmd_keygen(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_watch(int argc, char **argv);
 int cli_cmd_join(int argc, char **argv);
+/* git for designers (cmd_git.c, cmd_repo.c, cmd_log.c; docs/vcs.md) */
+int cli_cmd_git(int argc, char **argv);
+int cli_cmd_init(int argc, char **argv);
+int cli_cmd_commit(int argc, char **argv);
+int cli_cmd_branch(int argc, char **argv);
+int cli_cmd_switch(int argc, char **argv);
+int cli_cmd_tag(int argc, char **argv);
+int cli_cmd_log(int argc, char **argv);
+int cli_cmd_show(int argc, char **argv);
+int cli_cmd_restore(int argc, char **argv);
 int cli_cmd_history(int argc, char **argv);
 int cli_cmd_merge(int argc, char **argv);
 int cli_cmd_visdiff(int argc, char **argv);
@@ -65,7 +76,7 @@ typedef struct {
 } cli_option;
 
 #define CLI_MAX_OPTIONS 16
-#define CLI_MAX_ARGS 8
+#define CLI_MAX_ARGS 64 /* ensemble commit -m MSG FILE... */
 
 typedef struct {
   const char *name;        /* "tree2snap" */

@@ -13,7 +13,13 @@ static int s_ends_with(const char *path, const char *ext) {
   return n > e && strcmp(path + n - e, ext) == 0;
 }
 
-static int s_is_sfd(const char *path) { return s_ends_with(path, ".sfd"); }
+/* an SFDir is a directory (font.props and one .glyph file per glyph) */
+static int s_is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int s_is_sfd(const char *path) { return s_ends_with(path, ".sfd") || s_ends_with(path, ".sfdir") || s_is_dir(path); }
 static int s_is_svg(const char *path) { return s_ends_with(path, ".svg"); }
 
 int cli_doc_store_at(const char *path, char *store, size_t store_size, uint64_t *seq) {

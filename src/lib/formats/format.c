@@ -1,4 +1,5 @@
-/* Which format's schema a document kind has (ensemble/format.h). */
+/* Which format's schema, identity keys and editor noise a document kind
+ * has (ensemble/format.h). */
 #include <string.h>
 
 #include "../util/error.h"
@@ -21,4 +22,18 @@ int ens_format_attach(ens_doc *doc) {
   if (!s && known) return ENS_ENOMEM;
   ens_doc_set_schema(doc, s);
   return 0;
+}
+
+ens_noise_fn ens_format_noise(const char *doc_kind) {
+  if (!doc_kind) return NULL;
+  if (strcmp(doc_kind, ENS_SFD_KIND) == 0) return ens_sfd_noise;
+  if (strcmp(doc_kind, ENS_SVG_KIND) == 0) return ens_svg_noise;
+  return NULL;
+}
+
+ens_identity_fn ens_format_identity(const char *doc_kind) {
+  if (!doc_kind) return NULL;
+  if (strcmp(doc_kind, ENS_SFD_KIND) == 0) return ens_sfd_identity;
+  if (strcmp(doc_kind, ENS_SVG_KIND) == 0) return ens_svg_identity;
+  return NULL;
 }
