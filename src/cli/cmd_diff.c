@@ -17,10 +17,13 @@ static const cli_option s_options[] = {
     {"json", 0, NULL, "write the changes as JSON (schema: docs/vcs.md)"},
     {"txn", 0, "FILE", "also write the transaction that turns OLD into NEW to FILE (MessagePack, atomically)"},
     {"quiet", 'q', NULL, "write nothing; only the exit status tells"},
+    {"visual", 0, NULL, "draw the changes instead, into the file -o names (.svg, .png or .html)"},
+    {"output", 'o', "OUT", "with --visual: the file to write; its extension picks SVG, PNG or an HTML page"},
+    {"timeout", 0, "S", "with --visual: give up rendering a PNG after S seconds (default 120)"},
     {0}};
 
 static const cli_spec s_spec = {
-    "diff", "[--json] [--txn FILE] [-q] OLD NEW",
+    "diff", "[--json] [--txn FILE] [-q] OLD NEW\n       ensemble diff --visual OLD NEW -o OUT.svg|OUT.png|OUT.html",
     "Compares two versions of one document and lists what changed, object by\n"
     "object: glyphs, contours, points, references, kerning pairs of a\n"
     "FontForge font (.sfd, an SFDir directory), elements and text of an SVG\n"
@@ -28,7 +31,11 @@ static const cli_spec s_spec = {
     "identity keys (a glyph's name, an element's id); moves and renames are\n"
     "told as such. Editor noise (FontForge's ModificationTime and WinInfo,\n"
     "selection flags, Inkscape's window and zoom) is not a change.\n"
-    "Exit status: 0 no changes, 1 changes, 2 trouble (as diff(1)).",
+    "Exit status: 0 no changes, 1 changes, 2 trouble (as diff(1)).\n"
+    "With --visual it draws them instead (as `ensemble visdiff`): unchanged\n"
+    "elements dimmed, added, removed and changed ones marked on the drawing or\n"
+    "each changed glyph over its old outline; exit status 0 written, 1\n"
+    "failure, 2 bad command line.",
     s_options, 2, 2};
 
 static int s_fail(const char *fmt, const char *a, const char *b) {
@@ -115,5 +122,23 @@ int cli_cmd_diff(int argc, char **argv) {
   cli_args args;
   int rc = cli_parse(&s_spec, argc, argv, &args);
   if (rc != CLI_RUN) return rc;
-  return s_run(&args);
+  const char *out = cli_opt(&s_spec, &args, "output");
+  if (!cli_opt(&s_spec, &args, "visual")) {
+    if (out || cli_opt(&s_spec, &args, "timeout"))
+      return cli_usage_error(&s_spec, "-o and --timeout go with --visual");
+    return s_run(&args);
+  }
+  if (!out) return cli_usage_error(&s_spec, "give the file to write with -o OUT.svg, OUT.png or OUT.html");
+  if (cli_opt(&s_spec, &args, "json") || cli_opt(&s_spec, &args, "txn"))
+    return cli_usage_error(&s_spec, "--visual draws the changes: --json and --txn go without it");
+  int secs = 0;
+  const char *t = cli_opt(&s_spec, &args, "timeout");
+  if (t) {
+    char *end;
+    long v = strtol(t, &end, 10);
+    if (end == t || *end || v < 1 || v > 86400)
+      return cli_usage_error(&s_spec, "a timeout is a whole number of seconds, 1 to 86400");
+    secs = (int)v;
+  }
+  return cli_diff_visual(s_spec.name, args.args[0], args.args[1], out, secs, cli_opt(&s_spec, &args, "quiet") != NULL);
 }

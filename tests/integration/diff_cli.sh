@@ -104,6 +104,20 @@ if [ -d "$CORPUS/sfd/dejavu-history" ]; then
 else
   echo "skipped: the corpus's sfd/dejavu-history is not here"
 fi
+# --visual: the same two versions drawn, one element marked changed
+DRAW=$(ls "$SRC"/tests/resources/drawings/adwaita/*.svg | head -n 1)
+sed '0,/fill:#[0-9a-fA-F]\{6\}/s//fill:#ff0000/' "$DRAW" >"$TMP/b.svg"
+run "visual svg" 0 "$BIN" diff --visual "$DRAW" "$TMP/b.svg" -o "$TMP/v.svg" &&
+  { checks=$((checks + 1)); [ "$(grep -o 'class="ens-changed"' "$TMP/v.svg" | wc -l)" -eq 1 ] ||
+    fail "visual svg: not exactly one element marked changed"; }
+run "visual html" 0 "$BIN" diff --visual -q "$DRAW" "$TMP/b.svg" -o "$TMP/v.html" &&
+  { checks=$((checks + 1)); grep -q '<html' "$TMP/v.html" || fail "visual html: no page written"; }
+run "visual without -o" 2 "$BIN" diff --visual "$DRAW" "$TMP/b.svg"
+run "-o without visual" 2 "$BIN" diff "$DRAW" "$TMP/b.svg" -o "$TMP/x.svg"
+run "visual with json" 2 "$BIN" diff --visual --json "$DRAW" "$TMP/b.svg" -o "$TMP/x.svg"
+run "visual unknown kind" 2 "$BIN" diff --visual "$DRAW" "$TMP/b.svg" -o "$TMP/x.txt"
+[ -e "$TMP/x.svg" ] && fail "a refused command line wrote its output"
+
 if [ -d "$CORPUS/svg/history/adwaita-faces" ]; then
   S=$CORPUS/svg/history/adwaita-faces
   run "faces 07 08" 1 "$BIN" diff --json "$S/07_b3bb1a5.svg" "$S/08_f11f83b.svg"
