@@ -92,6 +92,11 @@ typedef struct {
   int nargs;
 } cli_args;
 
+/* cli_diff_visual from a command's parsed options "output", "timeout" and
+ * "quiet" and its two operands, with the usage errors they can make
+ * (`diff --visual` and `visdiff`). */
+int cli_diff_visual_args(const cli_spec *spec, const cli_args *args);
+
 /* Parses argv[1..argc). Returns CLI_RUN, or the status to exit with: 0
  * after printing --help, CLI_USAGE after printing an error and the usage
  * to stderr. */

@@ -128,17 +128,7 @@ int cli_cmd_diff(int argc, char **argv) {
       return cli_usage_error(&s_spec, "-o and --timeout go with --visual");
     return s_run(&args);
   }
-  if (!out) return cli_usage_error(&s_spec, "give the file to write with -o OUT.svg, OUT.png or OUT.html");
   if (cli_opt(&s_spec, &args, "json") || cli_opt(&s_spec, &args, "txn"))
     return cli_usage_error(&s_spec, "--visual draws the changes: --json and --txn go without it");
-  int secs = 0;
-  const char *t = cli_opt(&s_spec, &args, "timeout");
-  if (t) {
-    char *end;
-    long v = strtol(t, &end, 10);
-    if (end == t || *end || v < 1 || v > 86400)
-      return cli_usage_error(&s_spec, "a timeout is a whole number of seconds, 1 to 86400");
-    secs = (int)v;
-  }
-  return cli_diff_visual(s_spec.name, args.args[0], args.args[1], out, secs, cli_opt(&s_spec, &args, "quiet") != NULL);
+  return cli_diff_visual_args(&s_spec, &args);
 }

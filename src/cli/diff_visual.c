@@ -107,21 +107,24 @@ static const cli_spec s_spec = {
     "The same as `ensemble diff --visual OLD NEW -o OUT`.",
     s_options, 2, 2};
 
-int cli_cmd_visdiff(int argc, char **argv) {
-  cli_args args;
-  int rc = cli_parse(&s_spec, argc, argv, &args);
-  if (rc != CLI_RUN) return rc;
-  const char *out = cli_opt(&s_spec, &args, "output");
-  if (!out) return cli_usage_error(&s_spec, "give the file to write with -o OUT.svg, OUT.png or OUT.html");
+int cli_diff_visual_args(const cli_spec *spec, const cli_args *args) {
+  const char *out = cli_opt(spec, args, "output");
+  if (!out) return cli_usage_error(spec, "give the file to write with -o OUT.svg, OUT.png or OUT.html");
   int secs = 0;
-  const char *t = cli_opt(&s_spec, &args, "timeout");
+  const char *t = cli_opt(spec, args, "timeout");
   if (t) {
     char *end;
     long v = strtol(t, &end, 10);
     if (end == t || *end || v < 1 || v > 86400)
-      return cli_usage_error(&s_spec, "a timeout is a whole number of seconds, 1 to 86400");
+      return cli_usage_error(spec, "a timeout is a whole number of seconds, 1 to 86400");
     secs = (int)v;
   }
-  return cli_diff_visual(s_spec.name, args.args[0], args.args[1], out, secs,
-                         cli_opt(&s_spec, &args, "quiet") != NULL);
+  return cli_diff_visual(spec->name, args->args[0], args->args[1], out, secs, cli_opt(spec, args, "quiet") != NULL);
+}
+
+int cli_cmd_visdiff(int argc, char **argv) {
+  cli_args args;
+  int rc = cli_parse(&s_spec, argc, argv, &args);
+  if (rc != CLI_RUN) return rc;
+  return cli_diff_visual_args(&s_spec, &args);
 }
