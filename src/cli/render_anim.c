@@ -177,6 +177,7 @@ int cli_render_anim(const char *cmd, const char *path, const char *data, size_t 
   if (ens_render_lottie_info(data, len, size.timeout_ms, &info) != 0)
     return cli_fail(cmd, "%s: %s", path, ens_error_last());
   if (j.first == ENS_LOTTIE_FIRST) j.first = info.first;
+  if (j.mode == 0 && !frame_opt) j.last = j.first; /* the first frame */
   if (j.last == ENS_LOTTIE_LAST) j.last = info.end - 1;
   if (j.first < info.first || j.last >= info.end || j.first > j.last)
     return cli_fail(cmd, "%s: frames %ld..%ld are outside the animation's %ld..%ld", path, j.first, j.last, info.first,

@@ -197,6 +197,19 @@ static void s_child(int fd, const void *data, size_t len, int render, long first
                                 top.w, top.h, ENS_RENDER_MAX_SIDE));
   if (!(fabs(top.ip) < 1e9 && fabs(top.op) < 1e9))
     s_send_error(fd, ens__error(ENS_ELIMIT, "the animation's frame numbers are beyond 10^9"));
+  if (!top.has_v) {
+    /* rlottie 0.1 refuses an animation without "v" (the spec's own examples
+     * leave it out); a version of our own in the child's copy lets it load */
+    static const char v[] = "\"v\":\"5.5.2\",";
+    char *with = malloc(n + sizeof v);
+    if (!with) s_send_error(fd, ens__error(ENS_ENOMEM, "out of memory for %zu bytes", n));
+    memcpy(with, text, top.open + 1);
+    memcpy(with + top.open + 1, v, sizeof v - 1);
+    memcpy(with + top.open + sizeof v, text + top.open + 1, n - top.open); /* with the NUL */
+    free(text);
+    text = with;
+    n += sizeof v - 1;
+  }
   char key[40];
   snprintf(key, sizeof key, "ensemble-%016llx", (unsigned long long)s_fnv(text, n));
   Lottie_Animation *anim = lottie_animation_from_data(text, key, "");

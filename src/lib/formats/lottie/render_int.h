@@ -6,7 +6,8 @@
 #include <stddef.h>
 
 typedef struct {
-  int has_layers, has_fr, has_ip, has_op;
+  int has_layers, has_fr, has_ip, has_op, has_v;
+  size_t open; /* where the object's "{" is */
   double fr, ip, op, w, h;
 } ens__lottie_top;
 

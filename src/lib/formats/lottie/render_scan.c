@@ -78,6 +78,7 @@ int ens__lottie_scan_top(const char *s, size_t n, ens__lottie_top *t) {
   if (n >= 3 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB && (unsigned char)s[2] == 0xBF) i = 3;
   i = s_ws(s, n, i);
   if (i >= n || s[i] != '{') return -1;
+  t->open = i;
   i = s_ws(s, n, i + 1);
   if (i < n && s[i] == '}') return 0;
   for (;;) {
@@ -91,6 +92,7 @@ int ens__lottie_scan_top(const char *s, size_t n, ens__lottie_top *t) {
     double v;
     int num = s_number(s, va, vb, &v) == 0;
     if (s_key_is(s, ka, kb, "layers")) t->has_layers = s[va] == '[';
+    if (s_key_is(s, ka, kb, "v")) t->has_v = 1;
     if (num && s_key_is(s, ka, kb, "fr")) t->has_fr = 1, t->fr = v;
     if (num && s_key_is(s, ka, kb, "ip")) t->has_ip = 1, t->ip = v;
     if (num && s_key_is(s, ka, kb, "op")) t->has_op = 1, t->op = v;
