@@ -48,7 +48,10 @@ static void s_progress(s_job *j, int last) {
   int width = 30, fill = (int)(width * j->done / total);
   fprintf(stderr, "\r%s: [%.*s%*s] %ld/%ld frames", j->cmd, fill, "##############################", width - fill, "",
           j->done, total);
-  if (last) fputc('\n', stderr);
+  if (last) {
+    fputc('\n', stderr);
+    j->bar_shown = 0;
+  }
   fflush(stderr);
 }
 
