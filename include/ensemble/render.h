@@ -92,7 +92,8 @@ int ens_render_lottie_info(const void *data, size_t len, int timeout_ms, ens_lot
  * stops rendering, and ens_render_lottie returns that value. */
 typedef int (*ens_render_frame_fn)(void *user, const ens_lottie_info *info, long frame, ens_image *img);
 
-/* With ENS_LOTTIE_FIRST / ENS_LOTTIE_LAST for a range's ends. */
+/* For either end of a range: the animation's first frame ("ip") and its
+ * last (op - 1), whatever their numbers. */
 #define ENS_LOTTIE_FIRST (-2147483647L - 1)
 #define ENS_LOTTIE_LAST 2147483647L
 

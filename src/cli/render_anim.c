@@ -26,10 +26,14 @@ typedef struct {
   ens_apng *apng;
   ens_image one; /* the single frame, taken from the renderer */
   long done;
+  int width, height;
+  double fps;
   double start_ms, drawn_ms;
   int bar, bar_shown;
   char err[512];
 } s_job;
+
+static void s_delay(double fps, unsigned *num, unsigned *den);
 
 static double s_now_ms(void) {
   struct timespec ts;
@@ -63,10 +67,44 @@ static void s_progress_end(s_job *j) {
   }
 }
 
+/* Before the first frame: the range's open ends, the directory, the
+ * animated PNG at the frames' size and the animation's frame rate. */
+static int s_setup(s_job *j, const ens_lottie_info *info, const ens_image *img) {
+  if (j->first == ENS_LOTTIE_FIRST) j->first = info->first;
+  if (j->last == ENS_LOTTIE_FIRST) j->last = info->first;
+  if (j->last == ENS_LOTTIE_LAST) j->last = info->end - 1;
+  j->fps = info->fps;
+  if (j->mode == 1) {
+    struct stat st;
+    if (mkdir(j->out, 0777) != 0 && errno != EEXIST) {
+      snprintf(j->err, sizeof j->err, "%s: %s", j->out, strerror(errno));
+      return 1;
+    }
+    if (stat(j->out, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      snprintf(j->err, sizeof j->err, "%s is not a directory", j->out);
+      return 1;
+    }
+    long hi = labs(j->last) > labs(j->first) ? labs(j->last) : labs(j->first);
+    for (j->digits = 1; hi >= 10; hi /= 10) j->digits++;
+    if (j->digits < 4) j->digits = 4;
+  }
+  if (j->mode == 2) {
+    unsigned num, den;
+    s_delay(info->fps, &num, &den);
+    if (!(j->apng = ens_image_apng_new(img->width, img->height, num, den))) {
+      snprintf(j->err, sizeof j->err, "%s: %s", j->out, ens_error_last());
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static int s_frame(void *user, const ens_lottie_info *info, long frame, ens_image *img) {
   s_job *j = user;
-  (void)info;
   int rc = 0;
+  if (j->done == 0 && s_setup(j, info, img) != 0) return 1;
+  j->width = img->width;
+  j->height = img->height;
   if (j->mode == 0) {
     j->one = *img;
     img->pixels = NULL;
@@ -175,44 +213,9 @@ int cli_render_anim(const char *cmd, const char *path, const char *data, size_t 
   }
   j.mode = animate ? 2 : frames_opt ? 1 : 0;
   if (animate && !frames_opt) j.last = ENS_LOTTIE_LAST;
-  /* the range's open ends, the size and the frame rate come from the file */
-  ens_lottie_info info;
-  if (ens_render_lottie_info(data, len, size.timeout_ms, &info) != 0)
-    return cli_fail(cmd, "%s: %s", path, ens_error_last());
-  if (j.first == ENS_LOTTIE_FIRST) j.first = info.first;
-  if (j.mode == 0 && !frame_opt) j.last = j.first; /* the first frame */
-  if (j.last == ENS_LOTTIE_LAST) j.last = info.end - 1;
-  if (j.first < info.first || j.last >= info.end || j.first > j.last)
-    return cli_fail(cmd, "%s: frames %ld..%ld are outside the animation's %ld..%ld", path, j.first, j.last, info.first,
-                    info.end - 1);
   char stem[256];
   s_stem(path, stem, sizeof stem);
   j.stem = stem;
-  if (j.mode == 1) {
-    struct stat st;
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) return cli_fail(cmd, "%s: %s", out, strerror(errno));
-    if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) return cli_fail(cmd, "%s is not a directory", out);
-    long hi = labs(j.last) > labs(j.first) ? labs(j.last) : labs(j.first);
-    for (j.digits = 1; hi >= 10; hi /= 10) j.digits++;
-    if (j.digits < 4) j.digits = 4;
-  }
-  if (j.mode == 2) {
-    int w = size.width, h = size.height;
-    double ow = info.width > 0 ? info.width : 256, oh = info.height > 0 ? info.height : 256;
-    if (!w && !h) {
-      w = (int)ow;
-      h = (int)oh;
-    } else if (!w) {
-      w = (int)ceil(h * ow / oh);
-    } else if (!h) {
-      h = (int)ceil(w * oh / ow);
-    }
-    size.width = w;
-    size.height = h;
-    unsigned num, den;
-    s_delay(info.fps, &num, &den);
-    if (!(j.apng = ens_image_apng_new(w, h, num, den))) return cli_fail(cmd, "%s: %s", out, ens_error_last());
-  }
   j.bar = j.mode != 0 && isatty(STDERR_FILENO);
   j.start_ms = s_now_ms();
   int rc = ens_render_lottie(data, len, j.first, j.last, size, s_frame, &j);
@@ -224,18 +227,14 @@ int cli_render_anim(const char *cmd, const char *path, const char *data, size_t 
     if (rc == 1) return cli_fail(cmd, "%s", j.err);
     return cli_fail(cmd, "%s: %s", path, ens_error_last());
   }
-  int w = 0, h = 0;
+  int w = j.width, h = j.height;
   if (j.mode != 1) {
     unsigned char *png = NULL;
     size_t png_len = 0;
     if (j.mode == 0) {
-      w = j.one.width;
-      h = j.one.height;
       rc = ens_image_png(&j.one, &png, &png_len);
       ens_image_free(&j.one);
     } else {
-      w = size.width;
-      h = size.height;
       rc = ens_image_apng_finish(j.apng, &png, &png_len);
       ens_image_apng_free(j.apng);
     }
@@ -252,6 +251,6 @@ int cli_render_anim(const char *cmd, const char *path, const char *data, size_t 
             j.first);
   else
     fprintf(stderr, "%s: %ld frames (%ld..%ld) at %g fps, %d x %d pixels, animated PNG\n", out, n, j.first, j.last,
-            info.fps, w, h);
+            j.fps, w, h);
   return CLI_OK;
 }

@@ -9,6 +9,7 @@
  * cached model for a new text under an old key; the child loads one
  * animation, under a key made from its bytes, and exits. The child's stderr
  * goes to /dev/null: the parent reports its errors. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -120,6 +121,14 @@ static int s_pixels(ens_render_size want, double own_w, double own_h, int *w, in
   return 0;
 }
 
+/* A range's end: ENS_LOTTIE_FIRST and ENS_LOTTIE_LAST as the frames
+ * they stand for. */
+static long s_resolve(long f, const s_head *h) {
+  if (f == ENS_LOTTIE_FIRST) return (long)h->first;
+  if (f == ENS_LOTTIE_LAST) return (long)h->end - 1;
+  return f;
+}
+
 /* --- the child -------------------------------------------------------------------- */
 
 /* A memory limit on top of what the process already maps (it was forked
@@ -228,8 +237,8 @@ static void s_child(int fd, const void *data, size_t len, int render, long first
   if (total < 1) s_send_error(fd, ens__error(ENS_EDECODE, "the animation has no frames (\"op\" is not past \"ip\")"));
   int w = 0, ht = 0;
   if (render) {
-    if (first == ENS_LOTTIE_FIRST) first = (long)h.first;
-    if (last == ENS_LOTTIE_LAST) last = (long)h.end - 1;
+    first = s_resolve(first, &h);
+    last = s_resolve(last, &h);
     if (first < h.first || last >= h.end || first > last)
       s_send_error(fd, ens__error(ENS_EINVAL, "frames %ld..%ld are outside the animation's %lld..%lld", first, last,
                                   (long long)h.first, (long long)h.end - 1));
@@ -269,6 +278,11 @@ typedef struct {
 static int s_start(s_proc *p, const void *data, size_t len, int render, long first, long last, ens_render_size size) {
   int fds[2];
   if (pipe(fds) != 0) return ens__error(ENS_EIO, "cannot make a pipe to render: %s", strerror(errno));
+#ifdef F_SETPIPE_SZ
+  /* a frame in fewer trips between the processes (best effort: Linux caps
+   * it at /proc/sys/fs/pipe-max-size) */
+  fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
+#endif
   size_t frame_bytes = 0;
   if (render && size.width > 0 && size.height > 0) frame_bytes = (size_t)size.width * (size_t)size.height * 4;
   fflush(NULL); /* nothing buffered is written twice by the child */
@@ -383,8 +397,8 @@ int ens_render_lottie(const void *data, size_t len, long first, long last, ens_r
     return ens__error(ENS_EIO, "the rendering process sent a malformed answer");
   }
   ens_lottie_info info = {h.own_w, h.own_h, h.fps, (long)h.first, (long)h.end};
-  if (first == ENS_LOTTIE_FIRST) first = info.first;
-  if (last == ENS_LOTTIE_LAST) last = info.end - 1;
+  first = s_resolve(first, &h);
+  last = s_resolve(last, &h);
   ens_image img = {h.width, h.height, (size_t)h.width * 4, NULL};
   size_t bytes = img.stride * (size_t)img.height;
   for (long f = first; f <= last; f++) {
