@@ -1,4 +1,5 @@
-/* Rendering drawings to pixels: an SVG through librsvg onto a cairo image,
+/* Rendering drawings and animations to pixels (Lottie: below; an animated
+ * PNG writer at the end). An SVG through librsvg onto a cairo image,
  * kept in memory (to compare two renderings pixel for pixel) or written as
  * PNG. Rendering never fetches anything: a drawing that names an external
  * file or URL renders without it. It runs in a child process with a time
@@ -61,7 +62,10 @@ void ens_image_free(ens_image *img);
  * process only. The child runs under a memory limit (its address space may
  * grow by ENS_RENDER_LOTTIE_MEMORY beyond the frame itself) and the
  * timeout applies to loading and to each frame. Frames are numbered as the
- * file numbers them: from its "ip" to its "op", the last shown being op - 1. */
+ * file numbers them: from its "ip" to its "op", the last shown being op - 1.
+ * The child is forked, not executed: a process that has rendered with
+ * rlottie itself holds rlottie's worker threads, which a forked child lacks
+ * and waits for until the timeout; do not mix the two in one process. */
 
 #define ENS_RENDER_LOTTIE_MEMORY ((size_t)1 << 30)
 /* Largest animation read, after a .tgs is inflated. */
