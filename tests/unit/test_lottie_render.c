@@ -400,7 +400,7 @@ static const char s_head[] =
 
 static void test_hostile_huge_size(void **state) {
   (void)state;
-  char *big = malloc(strlen(s_square) + 32);
+  char *big = malloc(strlen(s_square) + 64);
   const char *w = strstr(s_square, "\"w\":100,\"h\":100");
   assert_non_null(w);
   sprintf(big, "%.*s\"w\":999999999999,\"h\":999999999999%s", (int)(w - s_square), s_square,
