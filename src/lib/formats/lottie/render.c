@@ -8,7 +8,8 @@
  * models in a process-wide cache keyed by the caller's key, handing back a
  * cached model for a new text under an old key; the child loads one
  * animation, under a key made from its bytes, and exits. The child's stderr
- * goes to /dev/null: the parent reports its errors. */
+ * comes back to the parent through a pipe, to tell running out of memory
+ * (std::bad_alloc ending the child) from a crash. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -272,12 +273,19 @@ static void s_child(int fd, const void *data, size_t len, int render, long first
 typedef struct {
   pid_t pid;
   int fd;
+  int err_fd; /* the child's stderr */
   int timeout;
 } s_proc;
 
 static int s_start(s_proc *p, const void *data, size_t len, int render, long first, long last, ens_render_size size) {
   int fds[2];
   if (pipe(fds) != 0) return ens__error(ENS_EIO, "cannot make a pipe to render: %s", strerror(errno));
+  int errs[2];
+  if (pipe(errs) != 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return ens__error(ENS_EIO, "cannot make a pipe to render: %s", strerror(errno));
+  }
 #ifdef F_SETPIPE_SZ
   /* a frame in fewer trips between the processes (best effort: Linux caps
    * it at /proc/sys/fs/pipe-max-size) */
@@ -290,39 +298,71 @@ static int s_start(s_proc *p, const void *data, size_t len, int render, long fir
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
+    close(errs[0]);
+    close(errs[1]);
     return ens__error(ENS_EIO, "cannot start the rendering process: %s", strerror(errno));
   }
   if (pid == 0) {
     close(fds[0]);
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+    close(errs[0]);
+    /* what rlottie or the C++ runtime says goes to the parent, which tells
+     * running out of memory from it; never blocking: past the pipe's room
+     * it is dropped */
+    fcntl(errs[1], F_SETFL, O_NONBLOCK);
+    dup2(errs[1], STDERR_FILENO);
+    close(errs[1]);
     /* a frame at the largest size the limits allow, beside rlottie's own */
     s_limit_memory(frame_bytes ? frame_bytes : (size_t)ENS_RENDER_MAX_PIXELS * 4);
     s_child(fds[1], data, len, render, first, last, size);
   }
   close(fds[1]);
+  close(errs[1]);
+  fcntl(errs[0], F_SETFL, O_NONBLOCK);
   p->pid = pid;
   p->fd = fds[0];
+  p->err_fd = errs[0];
   return 0;
+}
+
+/* The start of what the child wrote to stderr, once it has ended. */
+static void s_child_stderr(s_proc *p, char *buf, size_t size) {
+  size_t n = 0;
+  while (p->err_fd >= 0 && n + 1 < size) {
+    ssize_t k = read(p->err_fd, buf + n, size - 1 - n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    n += (size_t)k;
+  }
+  buf[n] = '\0';
 }
 
 /* Ends the child: its end as an error code (0 when it exited). */
 static int s_finish(s_proc *p, int kill_it) {
-  int st;
+  int st, rc = 0;
   if (p->fd >= 0) close(p->fd);
   p->fd = -1;
   if (kill_it) kill(p->pid, SIGKILL);
   while (waitpid(p->pid, &st, 0) < 0)
-    if (errno != EINTR) return ens__error(ENS_EIO, "lost the rendering process: %s", strerror(errno));
+    if (errno != EINTR) {
+      rc = ens__error(ENS_EIO, "lost the rendering process: %s", strerror(errno));
+      goto done;
+    }
   if (WIFSIGNALED(st) && !kill_it) {
     int sig = WTERMSIG(st);
-    if (sig == SIGABRT || sig == SIGSEGV || sig == SIGBUS)
-      return ens__error(ENS_EDECODE,
-                        "rlottie crashed on this animation (signal %d%s)", sig,
-                        sig == SIGABRT ? ", which is also how it ends when the memory limit is reached" : "");
-    return ens__error(ENS_EDECODE, "the rendering process ended by signal %d", sig);
+    char said[4096];
+    s_child_stderr(p, said, sizeof said);
+    if (strstr(said, "bad_alloc") || strstr(said, "length_error"))
+      rc = ens__error(ENS_ELIMIT, "rendering this animation needs more memory than allowed (%zu MiB beyond the caller's)",
+                      (size_t)(ENS_RENDER_LOTTIE_MEMORY >> 20));
+    else if (sig == SIGABRT || sig == SIGSEGV || sig == SIGBUS)
+      rc = ens__error(ENS_EDECODE, "rlottie crashed on this animation (signal %d)", sig);
+    else
+      rc = ens__error(ENS_EDECODE, "the rendering process ended by signal %d", sig);
   }
-  return 0;
+done:
+  if (p->err_fd >= 0) close(p->err_fd);
+  p->err_fd = -1;
+  return rc;
 }
 
 /* A message of msg_len bytes that follows a failed status. */
@@ -363,7 +403,7 @@ int ens_render_lottie_info(const void *data, size_t len, int timeout_ms, ens_lot
   memset(out, 0, sizeof *out);
   int rc = s_check_args(data, len, timeout_ms);
   if (rc) return rc;
-  s_proc p = {0, -1, timeout_ms ? timeout_ms : ENS_RENDER_TIMEOUT_MS};
+  s_proc p = {0, -1, -1, timeout_ms ? timeout_ms : ENS_RENDER_TIMEOUT_MS};
   ens_render_size none = {0, 0, 0};
   if ((rc = s_start(&p, data ? data : "", len, 0, 0, 0, none)) != 0) return rc;
   s_head h;
@@ -387,7 +427,7 @@ int ens_render_lottie(const void *data, size_t len, long first, long last, ens_r
       (double)size.width * size.height > (double)ENS_RENDER_MAX_PIXELS)
     return ens__error(ENS_ELIMIT, "a %d x %d image is beyond the render limit (%d per side, %u pixels)", size.width,
                       size.height, ENS_RENDER_MAX_SIDE, ENS_RENDER_MAX_PIXELS);
-  s_proc p = {0, -1, size.timeout_ms ? size.timeout_ms : ENS_RENDER_TIMEOUT_MS};
+  s_proc p = {0, -1, -1, size.timeout_ms ? size.timeout_ms : ENS_RENDER_TIMEOUT_MS};
   if ((rc = s_start(&p, data ? data : "", len, 1, first, last, size)) != 0) return rc;
   s_head h;
   if ((rc = s_read_head(&p, &h)) != 0) return rc;
