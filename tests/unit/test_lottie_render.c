@@ -475,6 +475,31 @@ static void test_hostile_endless_copies_stop_at_the_time_limit(void **state) {
   free(rep);
 }
 
+/* Cheap to load, slow to draw: a stroke dashed every 0.0001 units along an
+ * 800 x 800 square (32 million dashes, computed when the frame is drawn). */
+static void test_hostile_endless_dashes_stop_at_the_time_limit(void **state) {
+  (void)state;
+  static const char dashes[] =
+      "{\"v\":\"5.7.0\",\"fr\":10,\"ip\":0,\"op\":11,\"w\":100,\"h\":100,\"layers\":[{\"ty\":4,\"ind\":1,"
+      "\"ip\":0,\"op\":11,\"st\":0,\"ks\":{},\"shapes\":["
+      "{\"ty\":\"rc\",\"p\":{\"a\":0,\"k\":[50,50]},\"s\":{\"a\":0,\"k\":[800,800]},\"r\":{\"a\":0,\"k\":0}},"
+      "{\"ty\":\"st\",\"c\":{\"a\":0,\"k\":[0,0,1,1]},\"o\":{\"a\":0,\"k\":100},\"w\":{\"a\":0,\"k\":2},"
+      "\"lc\":1,\"lj\":1,\"d\":[{\"n\":\"d\",\"v\":{\"a\":0,\"k\":0.0001}},{\"n\":\"g\",\"v\":{\"a\":0,"
+      "\"k\":0.0001}}]}]}]}";
+  ens_lottie_info info;
+  double t0 = s_now();
+  assert_int_equal(ens_render_lottie_info(dashes, strlen(dashes), 2000, &info), 0); /* it loads */
+  ens_render_size size = {0, 0, 500};
+  ens_image img;
+  t0 = s_now();
+  int rc = ens_render_lottie_frame(dashes, strlen(dashes), 0, size, &img);
+  double took = s_now() - t0;
+  printf("32 million dashes, 0.5 s a frame: %s after %.2f s\n", rc ? ens_error_last() : "rendered", took);
+  assert_int_equal(rc, ENS_ELIMIT);
+  assert_non_null(strstr(ens_error_last(), "rendering frame 0 took longer than 500 ms"));
+  assert_true(took < 3);
+}
+
 static void test_hostile_memory_limit(void **state) {
   (void)state;
 #if defined(__SANITIZE_ADDRESS__)
@@ -509,6 +534,7 @@ int main(void) {
       cmocka_unit_test(test_hostile_huge_size),
       cmocka_unit_test(test_hostile_deep_nesting),
       cmocka_unit_test(test_hostile_endless_copies_stop_at_the_time_limit),
+      cmocka_unit_test(test_hostile_endless_dashes_stop_at_the_time_limit),
       cmocka_unit_test(test_hostile_memory_limit),
   };
   return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), sizeof tests / sizeof *tests);
