@@ -311,6 +311,12 @@ static int s_start(s_proc *p, const void *data, size_t len, int render, long fir
     fcntl(errs[1], F_SETFL, O_NONBLOCK);
     dup2(errs[1], STDERR_FILENO);
     close(errs[1]);
+    /* nothing else of the caller's: above all not the pipes of renders other
+     * threads run at the same time, whose ends would otherwise stay open
+     * in this child */
+    int out = fds[1];
+    if (out > 3) close_range(3, (unsigned)out - 1, 0);
+    close_range((unsigned)out + 1, ~0u, 0);
     /* a frame at the largest size the limits allow, beside rlottie's own */
     s_limit_memory(frame_bytes ? frame_bytes : (size_t)ENS_RENDER_MAX_PIXELS * 4);
     s_child(fds[1], data, len, render, first, last, size);
