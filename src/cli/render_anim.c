@@ -33,8 +33,6 @@ typedef struct {
   char err[512];
 } s_job;
 
-static void s_delay(double fps, unsigned *num, unsigned *den);
-
 static double s_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -64,6 +62,18 @@ static void s_progress_end(s_job *j) {
   if (j->bar_shown) {
     fputc('\n', stderr);
     j->bar_shown = 0;
+  }
+}
+
+/* The delay of one frame as PNG's fraction of a second. */
+static void s_delay(double fps, unsigned *num, unsigned *den) {
+  if (!(fps > 0) || fps > 1000) fps = 30;
+  if (fabs(fps - round(fps)) < 1e-6) {
+    *num = 1;
+    *den = (unsigned)round(fps);
+  } else {
+    *num = 1000;
+    *den = (unsigned)round(fps * 1000) > 65535 ? 65535 : (unsigned)round(fps * 1000);
   }
 }
 
@@ -168,18 +178,6 @@ static void s_stem(const char *path, char *out, size_t size) {
   snprintf(out, size, "%s", *base ? base : "frame");
   char *dot = strrchr(out, '.');
   if (dot && dot != out) *dot = '\0';
-}
-
-/* The delay of one frame as PNG's fraction of a second. */
-static void s_delay(double fps, unsigned *num, unsigned *den) {
-  if (!(fps > 0) || fps > 1000) fps = 30;
-  if (fabs(fps - round(fps)) < 1e-6) {
-    *num = 1;
-    *den = (unsigned)round(fps);
-  } else {
-    *num = 1000;
-    *den = (unsigned)round(fps * 1000) > 65535 ? 65535 : (unsigned)round(fps * 1000);
-  }
 }
 
 int cli_render_anim(const char *cmd, const char *path, const char *data, size_t len, const char *out,
