@@ -77,6 +77,7 @@ run "animate part" 0 "$BIN" render "$A" --animate --frames 3..5 -o "$TMP/part.pn
 
 # errors: nothing written, statuses as docs/cli.md says
 run "frame past the end" 1 "$BIN" render "$A" --frame 11 -o "$TMP/no.png" && has_err "frame past the end" "outside the animation's 0..10"
+run "backwards range" 1 "$BIN" render "$A" --frames 5..2 -o "$TMP/no" && has_err "backwards range" "the first is after the last"
 run "frame and frames" 2 "$BIN" render "$A" --frame 1 --frames 1..2 -o "$TMP/no.png"
 run "bad range" 2 "$BIN" render "$A" --frames 3-4 -o "$TMP/no"
 run "animate one frame" 2 "$BIN" render "$A" --animate --frame 3 -o "$TMP/no.png"

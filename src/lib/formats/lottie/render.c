@@ -240,7 +240,9 @@ static void s_child(int fd, const void *data, size_t len, int render, long first
   if (render) {
     first = s_resolve(first, &h);
     last = s_resolve(last, &h);
-    if (first < h.first || last >= h.end || first > last)
+    if (first > last)
+      s_send_error(fd, ens__error(ENS_EINVAL, "frames %ld..%ld: the first is after the last", first, last));
+    if (first < h.first || last >= h.end)
       s_send_error(fd, ens__error(ENS_EINVAL, "frames %ld..%ld are outside the animation's %lld..%lld", first, last,
                                   (long long)h.first, (long long)h.end - 1));
     rc = s_pixels(size, (double)own_w, (double)own_h, &w, &ht);
