@@ -136,6 +136,30 @@ static void test_size_info_and_frame_range(void **state) {
   free(shifted);
 }
 
+/* rlottie hands back a cached model for a key it has seen, whatever the
+ * new text: two animations that differ in one colour, one after the other,
+ * must each render as themselves. */
+static void test_each_animation_its_own_pixels(void **state) {
+  (void)state;
+  char *green = strdup(s_square);
+  char *c = strstr(green, "[0,0,1,1]");
+  assert_non_null(c);
+  memcpy(c, "[0,1,0,1]", 9);
+  ens_render_size size = {0, 0, 0};
+  ens_image a, b, a2;
+  assert_int_equal(ens_render_lottie_frame(s_square, strlen(s_square), 0, size, &a), 0);
+  assert_int_equal(ens_render_lottie_frame(green, strlen(green), 0, size, &b), 0);
+  assert_int_equal(ens_render_lottie_frame(s_square, strlen(s_square), 0, size, &a2), 0);
+  assert_int_equal(s_px(&a, 20, 50), S_BLUE);
+  assert_int_equal(s_px(&b, 20, 50), 0xff00ff00u);
+  assert_int_equal(ens_image_diff_count(&a, &a2), 0);
+  assert_int_equal(ens_image_diff_count(&a, &b), 400);
+  ens_image_free(&a);
+  ens_image_free(&b);
+  ens_image_free(&a2);
+  free(green);
+}
+
 typedef struct {
   long frames[16];
   int n;
@@ -525,6 +549,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_square_where_its_keyframes_put_it),
       cmocka_unit_test(test_size_info_and_frame_range),
+      cmocka_unit_test(test_each_animation_its_own_pixels),
       cmocka_unit_test(test_frames_in_order_and_a_stop),
       cmocka_unit_test(test_tgs_renders_as_its_json),
       cmocka_unit_test(test_apng_chunks),
