@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <cmocka.h>
 
@@ -404,6 +406,112 @@ static void test_corpus_solid_layer_its_colour(void **state) {
   free(data);
 }
 
+/* A 40 x 40 opaque red PNG, made here (zlib for its one IDAT). */
+static unsigned char *s_red_png(size_t *len) {
+  unsigned char raw[40 * (1 + 40 * 4)];
+  for (int y = 0; y < 40; y++) {
+    unsigned char *r = raw + y * (1 + 160);
+    r[0] = 0;
+    for (int x = 0; x < 40; x++) memcpy(r + 1 + 4 * x, "\xff\x00\x00\xff", 4);
+  }
+  uLongf zlen = compressBound(sizeof raw);
+  unsigned char *z = malloc(zlen), *png = malloc(zlen + 64), *p = png;
+  assert_int_equal(compress(z, &zlen, raw, sizeof raw), Z_OK);
+  static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  memcpy(p, sig, 8);
+  p += 8;
+  unsigned char ihdr[13] = {0, 0, 0, 40, 0, 0, 0, 40, 8, 6, 0, 0, 0};
+  const struct {
+    const char *type;
+    const unsigned char *data;
+    size_t n;
+  } chunks[3] = {{"IHDR", ihdr, 13}, {"IDAT", z, zlen}, {"IEND", NULL, 0}};
+  for (int c = 0; c < 3; c++) {
+    size_t n = chunks[c].n;
+    p[0] = (unsigned char)(n >> 24), p[1] = (unsigned char)(n >> 16), p[2] = (unsigned char)(n >> 8),
+    p[3] = (unsigned char)n;
+    memcpy(p + 4, chunks[c].type, 4);
+    if (n) memcpy(p + 8, chunks[c].data, n);
+    uint32_t crc = (uint32_t)crc32(0, p + 4, (uInt)(n + 4));
+    p[8 + n] = (unsigned char)(crc >> 24), p[9 + n] = (unsigned char)(crc >> 16), p[10 + n] = (unsigned char)(crc >> 8),
+    p[11 + n] = (unsigned char)crc;
+    p += 12 + n;
+  }
+  free(z);
+  *len = (size_t)(p - png);
+  return png;
+}
+
+static const char s_b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* An image layer showing one asset: "u" and "p" as given, "e" 1 or 0. */
+static char *s_image_anim(const char *u, const char *p, int embedded) {
+  char *s = malloc(strlen(u) + strlen(p) + 512);
+  sprintf(s,
+          "{\"v\":\"5.7.0\",\"fr\":10,\"ip\":0,\"op\":10,\"w\":40,\"h\":40,\"assets\":[{\"id\":\"img\",\"w\":40,"
+          "\"h\":40,\"u\":\"%s\",\"p\":\"%s\",\"e\":%d}],\"layers\":[{\"ty\":2,\"ind\":1,\"refId\":\"img\","
+          "\"ip\":0,\"op\":10,\"st\":0,\"ks\":{\"o\":{\"a\":0,\"k\":100}}}]}",
+          u, p, embedded);
+  return s;
+}
+
+/* An image embedded as a data: URL is drawn; the same image as a file the
+ * animation names (absolute, or relative to the working directory) is
+ * never read. */
+static void test_embedded_images_drawn_files_never_read(void **state) {
+  (void)state;
+  size_t n;
+  unsigned char *png = s_red_png(&n);
+  char *url = malloc(32 + n * 4 / 3 + 4), *o = url + sprintf(url, "data:image/png;base64,");
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)png[i] << 16 | (i + 1 < n ? (uint32_t)png[i + 1] << 8 : 0) | (i + 2 < n ? png[i + 2] : 0);
+    *o++ = s_b64[v >> 18 & 63];
+    *o++ = s_b64[v >> 12 & 63];
+    *o++ = i + 1 < n ? s_b64[v >> 6 & 63] : '=';
+    *o++ = i + 2 < n ? s_b64[v & 63] : '=';
+  }
+  *o = '\0';
+  ens_render_size size = {0, 0, 0};
+  ens_image img;
+  char *anim = s_image_anim("", url, 1);
+  assert_int_equal(ens_render_lottie_frame(anim, strlen(anim), 0, size, &img), 0);
+  uint32_t px = s_px(&img, 20, 20);
+  printf("embedded red image at (20, 20): %08x\n", px);
+  assert_true((px >> 24) >= 0xf0 && ((px >> 16) & 0xff) >= 0xf0 && (px & 0xffff) == 0);
+  ens_image_free(&img);
+  free(anim);
+  /* the same PNG as a file, named absolutely and relative to here */
+  char dir[] = "/tmp/ens_lottie_img.XXXXXX", path[256], cwd[4096];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/images", dir);
+  assert_int_equal(mkdir(path, 0700), 0);
+  snprintf(path, sizeof path, "%s/images/red.png", dir);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(png, 1, n, f), n);
+  fclose(f);
+  char u[256];
+  snprintf(u, sizeof u, "%s/images/", dir);
+  assert_non_null(getcwd(cwd, sizeof cwd));
+  assert_int_equal(chdir(dir), 0);
+  const char *us[] = {u, "images/", "./images/"};
+  for (int e = 0; e < 2; e++)
+    for (size_t k = 0; k < 3; k++) {
+      anim = s_image_anim(us[k], "red.png", e);
+      assert_int_equal(ens_render_lottie_frame(anim, strlen(anim), 0, size, &img), 0);
+      assert_int_equal(s_px(&img, 20, 20), 0u);
+      ens_image_free(&img);
+      free(anim);
+    }
+  assert_int_equal(chdir(cwd), 0);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/images", dir);
+  rmdir(path);
+  rmdir(dir);
+  free(url);
+  free(png);
+}
+
 /* --- hostile files ------------------------------------------------------------- */
 
 static char *s_with_shapes(const char *head, const char *shapes_open, size_t depth, const char *shapes_close) {
@@ -556,6 +664,7 @@ int main(void) {
       cmocka_unit_test(test_corpus_three_frames_each),
       cmocka_unit_test(test_corpus_rectangle_stroke_where_the_file_says),
       cmocka_unit_test(test_corpus_solid_layer_its_colour),
+      cmocka_unit_test(test_embedded_images_drawn_files_never_read),
       cmocka_unit_test(test_hostile_huge_size),
       cmocka_unit_test(test_hostile_deep_nesting),
       cmocka_unit_test(test_hostile_endless_copies_stop_at_the_time_limit),

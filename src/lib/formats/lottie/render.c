@@ -7,7 +7,8 @@
  * threads, never calls it and each child starts clean), and it keeps loaded
  * models in a process-wide cache keyed by the caller's key, handing back a
  * cached model for a new text under an old key; the child loads one
- * animation, under a key made from its bytes, and exits. The child's stderr
+ * animation, under a key made from its bytes, and exits. No file is read
+ * for it: images named by path are not loaded. The child's stderr
  * comes back to the parent through a pipe, to tell running out of memory
  * (std::bad_alloc ending the child) from a crash. */
 #define _GNU_SOURCE
@@ -222,7 +223,11 @@ static void s_child(int fd, const void *data, size_t len, int render, long first
   }
   char key[40];
   snprintf(key, sizeof key, "ensemble-%016llx", (unsigned long long)s_fnv(text, n));
-  Lottie_Animation *anim = lottie_animation_from_data(text, key, "");
+  /* images the animation names by path resolve under /dev/null/, where
+   * nothing can be opened: rendering reads no file (rlottie would read a
+   * path relative to the working directory, or an absolute one); images
+   * embedded as data: URLs are drawn */
+  Lottie_Animation *anim = lottie_animation_from_data(text, key, "/dev/null/");
   free(text);
   if (!anim) s_send_error(fd, ens__error(ENS_EDECODE, "rlottie cannot load this animation"));
   size_t own_w = 0, own_h = 0;
