@@ -351,9 +351,9 @@ static void test_corpus_three_frames_each(void **state) {
          "slowest frame %.2f s\n",
          files, frames_ok, frames_blank, refused, crashed, slowest);
   /* rlottie loads nearly all of them; a sweeping failure is a defect here.
-   * Blank frames are rlottie's own: image layers (the effects examples
-   * among them), text, an empty path the spec's page fills in, a trim to
-   * nothing. */
+   * Blank frames are the files' or rlottie's (docs/lottie.md): no layers,
+   * images that are paths on the spec's web site, text, an empty path the
+   * spec's page fills in, a dash with no gap. */
   assert_true(frames_ok >= files * 3 * 9 / 10);
   assert_true(frames_blank * 2 < frames_ok);
 }
