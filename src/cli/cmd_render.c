@@ -40,7 +40,8 @@ static const cli_spec s_spec = {
     "\"op\" - 1) to OUT.png; with --frames, frames A to B into the directory\n"
     "DIR (made when absent) as NAME-FRAME.png; with --animate, as one\n"
     "animated PNG (APNG) at the animation's frame rate. The timeout is for\n"
-    "loading and for each frame.",
+    "loading and for each frame. Images the animation names by path are not\n"
+    "read; embedded ones are drawn.",
     s_options, 1, 1};
 
 /* A positive pixel count from an option; 0 when absent, -1 when bad. */
