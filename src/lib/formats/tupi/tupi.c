@@ -365,6 +365,8 @@ int ens_tupi_import(const void *data, size_t len, ens_tupi_result **out) {
   if (!out || (!data && len)) return ens__error(ENS_EINVAL, "ens_tupi_import: no input or no output");
   *out = NULL;
   if (len > ENS_TUPI_MAX_FILE) return ens__error(ENS_ELIMIT, "the file is larger than %u bytes", ENS_TUPI_MAX_FILE);
+  /* libzip takes no bytes for an empty archive */
+  if (len == 0) return ens__error(ENS_EDECODE, "not a Tupi project: not a zip file (the file is empty)");
   xmlInitParser();
   zip_error_t ze;
   zip_error_init(&ze);

@@ -96,7 +96,7 @@ int ens__tupi_num(ens__tupi_ctx *ctx, const char *s, const char **end, const cha
   double v = strtod(s, &e);
   if (e == s) return ens__error(ENS_EDECODE, "%s: %s: a number was expected", ctx->where, what);
   if (!isfinite(v) || fabs(v) > 1e7)
-    return ens__error(ENS_EDECODE, "%s: %s: the number %.*s is out of range", ctx->where, what, (int)(e - s > 40 ? 40 : e - s), s);
+    return ens__error(ENS_EDECODE, "%s: %s: the number %.*s is not finite or out of range (at most 1e7)", ctx->where, what, (int)(e - s > 40 ? 40 : e - s), s);
   *out = v;
   if (end) *end = e;
   return 0;
