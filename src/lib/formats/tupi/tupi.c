@@ -84,23 +84,41 @@ static int s_read_entry(s_zip *zz, zip_uint64_t index, const char *name, char **
   return 0;
 }
 
+/* libxml2's first error, which names the place that is wrong (the last
+ * is often only "premature end of data"). */
+typedef struct {
+  int line, seen;
+  char msg[256];
+} s_xerr;
+
+static void s_first_error(void *user, xmlErrorPtr e) {
+  xmlParserCtxtPtr c = user;
+  s_xerr *x = c ? c->_private : NULL;
+  if (!x || x->seen || !e || e->level < XML_ERR_ERROR) return;
+  x->seen = 1;
+  x->line = e->line;
+  snprintf(x->msg, sizeof x->msg, "%s", e->message ? e->message : "malformed XML");
+  size_t n = strlen(x->msg);
+  while (n && (x->msg[n - 1] == '\n' || x->msg[n - 1] == ' ')) x->msg[--n] = '\0';
+}
+
 static int s_parse(const char *name, const char *data, size_t len, xmlDoc **out) {
   *out = NULL;
   if (len > (size_t)INT32_MAX) return ens__error(ENS_ELIMIT, "%s: too large", name);
   xmlParserCtxtPtr c = xmlNewParserCtxt();
   if (!c) return ens__error(ENS_ENOMEM, "out of memory starting libxml2");
+  s_xerr x = {1, 0, "malformed XML"};
+  c->_private = &x;
+  c->sax->serror = s_first_error;
   /* no network, no DTD loading, entities left unexpanded, default limits */
   xmlDoc *doc = xmlCtxtReadMemory(c, data, (int)len, name, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   int rc = 0;
   if (!doc || !c->wellFormed) {
-    const xmlError *e = xmlCtxtGetLastError(c);
-    char msg[256] = "malformed XML";
-    if (e && e->message) {
-      snprintf(msg, sizeof msg, "%s", e->message);
-      size_t n = strlen(msg);
-      while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = '\0';
+    if (!x.seen) {
+      const xmlError *e = xmlCtxtGetLastError(c);
+      if (e && e->message) s_first_error(c, (xmlErrorPtr)e);
     }
-    rc = ens__error(ENS_EDECODE, "%s: line %d: %s", name, e ? e->line : 1, msg);
+    rc = ens__error(ENS_EDECODE, "%s: line %d: %s", name, x.line, x.msg);
     if (doc) xmlFreeDoc(doc);
     doc = NULL;
   }
