@@ -58,6 +58,11 @@ static size_t s_drawn(s_render *r, size_t f, uint32_t bg) {
 
 static uint32_t s_at(s_render *r, size_t x, size_t y) { return r->px[y * r->w + x]; }
 
+/* The image's magenta, give or take rlottie's resampling. */
+static int s_magenta(uint32_t p) {
+  return (p >> 16 & 0xff) > 0xf0 && (p >> 8 & 0xff) < 0x10 && (p & 0xff) > 0xf0;
+}
+
 static void s_corpus(void **state) {
   (void)state;
   const char *corpus = tu_corpus_dir();
@@ -131,6 +136,15 @@ static void s_tweens(void **state) {
   printf("coloured box: %08x at frame 5, %08x at frame 10\n", c0, c1);
   assert_true((c0 & 0xff) > ((c0 >> 16) & 0xff));
   assert_true((c1 & 0xff) < ((c1 >> 16) & 0xff));
+  /* the library image (10x10 magenta PNG, embedded): at (160,10) scaled
+   * twice in frames 1-3, at (170,20) unscaled in frame 4 */
+  s_drawn(&r, 0, white);
+  assert_true(s_magenta(s_at(&r, 165, 15)));
+  assert_true(s_magenta(s_at(&r, 178, 28)));
+  s_drawn(&r, 3, white);
+  assert_false(s_magenta(s_at(&r, 165, 15)));
+  assert_true(s_magenta(s_at(&r, 175, 25)));
+  assert_false(s_magenta(s_at(&r, 182, 32)));
   /* the rotation tween turns the ellipse: its drawn width changes */
   size_t n1 = s_drawn(&r, 1, white), n3 = s_drawn(&r, 3, white);
   assert_true(n1 > 0 && n3 > 0);

@@ -128,18 +128,35 @@ def main():
     fps = float(scene.get("fps") or meta.find("fps").text)
     close(doc["fr"], fps, "frame rate")
 
-    expected = []  # (name, ip, op, tween object or None, frame index, layer opacity)
+    lib = [n for n in names if n.endswith("library.tpl")]
+    libtypes = {}
+    if lib:
+        for o in ET.fromstring(z.read(lib[0])).iter("object"):
+            libtypes[o.get("id")] = o.get("type")
+    expected = []  # (name, ip, op, tween object or None, frame index, layer opacity[, placed image])
     length = 0
     for lay in reversed(scene.findall("layer")):
         lname = lay.get("name")
         lop = float(lay.get("opacity", "1"))
         frames = lay.findall("frame")
         length = max(length, len(frames))
-        tweened, runs = [], []
+        tweened, runs, images = [], [], []
         for i, f in enumerate(frames):
             static = []
             for obj in reversed(list(f)):
                 if obj.tag != "object":
+                    continue
+                sym = obj.find("symbol")
+                if sym is not None:
+                    if libtypes.get(sym.get("id")) == "2":
+                        key = canon(obj)
+                        for im in images:
+                            if im[2] == i and im[3] == key:
+                                im[2] = i + 1
+                                break
+                        else:
+                            images.append(["%s / %s / image %s" % (lname, f.get("name"), sym.get("id")), i, i + 1, key,
+                                           sym])
                     continue
                 if obj.find("tweening") is not None:
                     tnames = ", ".join(t.get("name") for t in obj.findall("tweening"))
@@ -154,7 +171,8 @@ def main():
                 runs[-1][2] = i + 1
             else:
                 runs.append(["%s / %s" % (lname, f.get("name")), i, i + 1, static])
-        expected += tweened + [(r[0], r[1], r[2], None, r[1], lop) for r in runs]
+        expected += tweened + [(m[0], m[1], m[2], None, m[1], lop, m[4]) for m in reversed(images)]
+        expected += [(r[0], r[1], r[2], None, r[1], lop) for r in runs]
     length = max(length, 1)
     bg = scene.find("background")
     for f in (bg if bg is not None else []):
@@ -181,7 +199,7 @@ def main():
     layers = doc["layers"]
     if len(layers) != len(expected):
         fail("%d layers, expected %d: %s" % (len(layers), len(expected), [e[0] for e in expected]))
-    for lay, (name, ip, op, obj, fi, lop) in zip(layers, expected):
+    for lay, (name, ip, op, obj, fi, lop, *img) in zip(layers, expected):
         if lay["nm"] != name:
             fail("layer %r, expected %r" % (lay["nm"], name))
             continue
@@ -189,6 +207,14 @@ def main():
             fail("%s: in/out %d..%d, expected %d..%d" % (name, lay["ip"], lay["op"], ip, op))
         if obj is not None:
             tween_layer(lay, obj, fi, lop, name)
+        if img:
+            # an image layer: placed at pos plus the matrix's move, scaled by it
+            m = [float(v) for v in re.findall(r"[-+]?[0-9]*\.?[0-9]+", img[0].find("properties").get("transform"))]
+            px, py = pos_of(img[0])
+            if lay["ty"] != 2 or not lay["refId"].startswith("image_"):
+                fail(name + ": not an image layer")
+            close(lay["ks"]["p"]["k"][:2], [px + m[4], py + m[5]], name + " position")
+            close(lay["ks"]["s"]["k"][:2], [m[0] * 100, m[3] * 100], name + " scale")
 
     # what has no Lottie counterpart is listed
     whats = " | ".join(n["what"] for n in notes)
@@ -199,7 +225,6 @@ def main():
         fail("an SVG from the library is not listed")
     if re.search(rb"<text[ >]", src) and "text item" not in whats:
         fail("a text item is not listed")
-    lib = [n for n in names if n.endswith("library.tpl")]
     if lib and ET.fromstring(z.read(lib[0])).findall(".//object[@type='3']") and "sound" not in whats:
         fail("a sound is not listed")
 

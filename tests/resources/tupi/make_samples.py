@@ -4,7 +4,7 @@
 They are written by hand from Tupi's file format (project.tpp, sceneN.tps,
 library.tpl in a zip, as Tupi/TupiTube saves them) to exercise what the
 corpus sample lacks: every kind of tween, runs of frames drawn alike, a
-hidden layer, items with no Lottie counterpart, several scenes. Made for
+hidden layer, a library image placed in frames, items with no Lottie counterpart, several scenes. Made for
 Ensemble; same licence as Ensemble. Run it from anywhere; the output is
 deterministic (fixed zip timestamps)."""
 import os
@@ -29,6 +29,25 @@ LIBRARY = """<library>
  <folder id="library"/>
 </library>
 """
+
+LIBRARY_IMAGE = """<library>
+ <folder id="library">
+  <object path="dot.png" id="dot.png" type="2"/>
+ </folder>
+</library>
+"""
+
+def png(w, h, rgb):
+    """A PNG of one colour, made here (zlib and struct only)."""
+    import struct, zlib
+    raw = b"".join(b"\0" + bytes(rgb) * w for _ in range(h))
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+def symbol(ident, pos, matrix="matrix(1,0,0,1,0,0)"):
+    return '<symbol id="%s">%s</symbol>' % (ident, props(pos, matrix))
 
 def props(pos="(0,0)", matrix="matrix(1,0,0,1,0,0)"):
     return ('<properties rotation="0" scale_y="1" transform="%s" enabled="1" pos="%s" flags="0" scale_x="1"/>'
@@ -66,7 +85,7 @@ def scene(name, layers, background=""):
 def layer(name, frames, opacity=1, visible=1):
     return '<layer name="%s" opacity="%g" visible="%d">%s</layer>' % (name, opacity, visible, "".join(frames))
 
-def write(name, scenes):
+def write(name, scenes, library=LIBRARY, files=()):
     with zipfile.ZipFile(os.path.join(HERE, name), "w", zipfile.ZIP_DEFLATED) as z:
         def add(path, text):
             info = zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0))
@@ -74,7 +93,9 @@ def write(name, scenes):
             z.writestr(info, text)
         base = name[:-4] + "/"
         add(base + "project.tpp", PROJECT.format(name=name[:-4]))
-        add(base + "library.tpl", LIBRARY)
+        add(base + "library.tpl", library)
+        for path, data in files:
+            add(base + path, data)
         for i, s in enumerate(scenes):
             add(base + "scene%d.tps" % i, s)
 
@@ -106,9 +127,11 @@ def tweens():
         frame("Frame 6", rect(0, 0, 30, 20, pos="(150,100)", brush="#0000ff") + col),
     ]
     text = '<text>%s<font family="Sans" size="12"/>hello</text>' % props("(10,10)")
-    back = layer("back", [frame("Frame 1", still), frame("Frame 2", still), frame("Frame 3", still),
-                          frame("Frame 4", still, rect(60, 10, 10, 10, brush="#000000")), frame("Frame 5", still),
-                          frame("Frame 6"), frame("Frame 7", text)])
+    dot = symbol("dot.png", "(160,10)", "matrix(2,0,0,2,0,0)")
+    back = layer("back", [frame("Frame 1", still, dot), frame("Frame 2", still, dot), frame("Frame 3", still, dot),
+                          frame("Frame 4", still, rect(60, 10, 10, 10, brush="#000000"),
+                                symbol("dot.png", "(170,20)")),
+                          frame("Frame 5", still), frame("Frame 6"), frame("Frame 7", text)])
     fore = layer("motion", moving, opacity=0.8)
     ghost = layer("ghost", [frame("Frame 1", still)], visible=0)
     bg = '<frame name="landscape_static" opacity="1">%s</frame>' % ("<object>%s</object>" % hill)
@@ -121,5 +144,5 @@ def scenes():
     return [scene("First", [a]), scene("Second", [b])]
 
 if __name__ == "__main__":
-    write("tweens.tup", tweens())
+    write("tweens.tup", tweens(), LIBRARY_IMAGE, [("images/dot.png", png(10, 10, (255, 0, 255)))])
     write("scenes.tup", scenes())

@@ -192,15 +192,42 @@ static int s_library(ens__tupi_ctx *ctx, xmlNode *n, int depth) {
       int rc = s_library(ctx, c, depth + 1);
       if (rc) return rc;
     } else if (ens__tupi_is(c, "object")) {
-      xmlChar *type = xmlGetProp(c, (const xmlChar *)"type"), *id = xmlGetProp(c, (const xmlChar *)"id");
-      int sound = type && strcmp((const char *)type, "3") == 0;
+      if (ctx->nlib == ENS_TUPI_MAX_ENTRIES)
+        return ens__error(ENS_ELIMIT, "library.tpl: more than %d objects", ENS_TUPI_MAX_ENTRIES);
+      xmlChar *type = xmlGetProp(c, (const xmlChar *)"type"), *id = xmlGetProp(c, (const xmlChar *)"id"),
+              *path = xmlGetProp(c, (const xmlChar *)"path");
+      int t = type ? atoi((const char *)type) : 0;
       snprintf(ctx->where, sizeof ctx->where, "library.tpl, \"%s\"", id ? (const char *)id : "");
+      ens__tupi_libobj *v = realloc(ctx->lib, (ctx->nlib + 1) * sizeof *v);
+      char *ids = strdup(id ? (const char *)id : ""), *paths = strdup(path ? (const char *)path : "");
       if (type) xmlFree(type);
       if (id) xmlFree(id);
-      if (sound && ens__tupi_note_add(ctx, "a sound is not mapped (Lottie carries no sound)") != 0) return ENS_ENOMEM;
+      if (path) xmlFree(path);
+      if (v) ctx->lib = v;
+      if (!v || !ids || !paths) {
+        free(ids);
+        free(paths);
+        return ens__error(ENS_ENOMEM, "out of memory");
+      }
+      ctx->lib[ctx->nlib++] = (ens__tupi_libobj){ids, paths, t, 0, 0, 0};
+      if (t == 3 && ens__tupi_note_add(ctx, "a sound is not mapped (Lottie carries no sound)") != 0) return ENS_ENOMEM;
     }
   }
   return 0;
+}
+
+/* ctx->load: the library file named path, in images/ or anywhere. */
+static int s_load(ens__tupi_ctx *ctx, const char *path, char **data, size_t *len) {
+  s_zip *zz = ctx->zip;
+  *data = NULL;
+  zip_int64_t n = zip_get_num_entries(zz->z, 0), best = -1;
+  for (zip_int64_t i = 0; i < n; i++) {
+    const char *name = zip_get_name(zz->z, (zip_uint64_t)i, 0);
+    if (!name || strcmp(s_base(name), path) != 0) continue;
+    if (best < 0 || strstr(name, "images/")) best = i;
+  }
+  if (best < 0 || !*path) return 1;
+  return s_read_entry(zz, (zip_uint64_t)best, path, data, len);
 }
 
 static int s_hexcolor(const char *s) {
@@ -275,6 +302,8 @@ static int s_import(ens__tupi_ctx *ctx, zip_t *z, ens_tupi_result *r) {
     data = NULL;
   }
 
+  ctx->zip = &zz;
+  ctx->load = s_load;
   ens__tupi_project pj = {proj.w, proj.h};
   int total = 0, mfirst = 1, afirst = 1, ind = 0;
   for (size_t i = 0; i < nscenes; i++) {
@@ -342,6 +371,8 @@ static int s_import(ens__tupi_ctx *ctx, zip_t *z, ens_tupi_result *r) {
   ens__buf_printf(&out, ",\"ip\":0,\"op\":%d,\"w\":%d,\"h\":%d,\"nm\":", total, proj.w, proj.h);
   ens__tupi_jstr(&out, proj.name);
   ens__buf_puts(&out, ",\"ddd\":0,\"assets\":[");
+  ens__buf_append(&out, ctx->images.data, ctx->images.len);
+  if (ctx->images.len && assets.len) ens__buf_putc(&out, ',');
   ens__buf_append(&out, assets.data, assets.len);
   ens__buf_puts(&out, "],\"layers\":[");
   ens__buf_append(&out, main_layers.data, main_layers.len);
@@ -379,6 +410,15 @@ static void s_notes_free(ens__tupi_note *v, size_t n) {
   free(v);
 }
 
+static void s_ctx_free_lib(ens__tupi_ctx *ctx) {
+  for (size_t i = 0; i < ctx->nlib; i++) {
+    free(ctx->lib[i].id);
+    free(ctx->lib[i].path);
+  }
+  free(ctx->lib);
+  ens__buf_free(&ctx->images);
+}
+
 int ens_tupi_import(const void *data, size_t len, ens_tupi_result **out) {
   if (!out || (!data && len)) return ens__error(ENS_EINVAL, "ens_tupi_import: no input or no output");
   *out = NULL;
@@ -406,6 +446,7 @@ int ens_tupi_import(const void *data, size_t len, ens_tupi_result **out) {
   ens_tupi_result *r = calloc(1, sizeof *r);
   int rc = r ? s_import(&ctx, z, r) : ens__error(ENS_ENOMEM, "out of memory");
   zip_discard(z); /* read only: nothing to write back */
+  s_ctx_free_lib(&ctx);
   if (rc) {
     s_notes_free(ctx.notes, ctx.nnotes);
     if (r) free(r->json);

@@ -18,12 +18,35 @@ typedef struct {
   size_t count;
 } ens__tupi_note;
 
+/* An object of the project's library (library.tpl). */
 typedef struct {
+  char *id, *path;
+  int type;  /* Tupi's: 1 item, 2 image, 3 sound, 4 SVG */
+  int asset; /* 1 + its index in the Lottie assets once written, 0 before */
+  int w, h;  /* an image's size in pixels */
+} ens__tupi_libobj;
+
+typedef struct ens__tupi_ctx ens__tupi_ctx;
+
+struct ens__tupi_ctx {
   ens__tupi_note *notes;
   size_t nnotes, cap;
   size_t points;   /* path points read so far, against ENS_TUPI_MAX_POINTS */
   char where[512]; /* the place being read, for notes and errors */
-} ens__tupi_ctx;
+  ens__tupi_libobj *lib;
+  size_t nlib;
+  ens_buf images;  /* image assets written so far, comma-separated */
+  size_t nimages;
+  /* a file of the project's zip by its name in the library (images/NAME),
+   * within the limits; 1 when absent */
+  int (*load)(ens__tupi_ctx *ctx, const char *path, char **data, size_t *len);
+  void *zip;
+};
+
+/* The image asset of library object id: *asset its number, *w, *h its
+ * size. 1 when id is no image this import can carry (noted), 0 when
+ * found, or a negative ENS_E*. */
+int ens__tupi_image(ens__tupi_ctx *ctx, const char *id, int *asset, int *w, int *h);
 
 /* Adds a note of something not mapped at ctx->where (the same sentence
  * again only counts). ENS_ENOMEM or 0. */

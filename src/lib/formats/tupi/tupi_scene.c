@@ -363,6 +363,100 @@ static void s_run_flush(s_run *r, const char *lname, double lop, int hidden, ens
   r->shapes.len = 0;
 }
 
+/* A library image placed in consecutive frames alike: one image layer. */
+typedef struct {
+  char *key; /* the placing <object> as XML text */
+  int asset, start, end;
+  ens__tupi_mat m;
+  char fname[256], id[256];
+} s_img;
+
+typedef struct {
+  s_img *v;
+  size_t n, cap;
+} s_imgs;
+
+static void s_imgs_free(s_imgs *s) {
+  for (size_t i = 0; i < s->n; i++) free(s->v[i].key);
+  free(s->v);
+}
+
+/* An <object><symbol id> of frame fi: lengthens the run placed alike in
+ * the frame before, or starts one. */
+static int s_symbol(ens__tupi_ctx *ctx, xmlNode *obj, xmlNode *sym, int fi, const char *fname, s_imgs *imgs) {
+  int rc, asset, w, h;
+  xmlChar *id = xmlGetProp(sym, (const xmlChar *)"id");
+  char ids[256];
+  snprintf(ids, sizeof ids, "%s", id ? (const char *)id : "");
+  if (id) xmlFree(id);
+  if (ens__tupi_child(obj, "tweening") &&
+      (rc = ens__tupi_note_add(ctx, "a tween on a library image is not mapped (the image stays still)")) != 0)
+    return rc;
+  if ((rc = ens__tupi_image(ctx, ids, &asset, &w, &h)) != 0) return rc < 0 ? rc : 0;
+  ens__tupi_mat m;
+  if ((rc = ens__tupi_item_matrix(ctx, sym, &m)) != 0) return rc;
+  if ((m.b != 0 || m.c != 0) &&
+      (rc = ens__tupi_note_add(ctx, "a library image's rotation or shear is not mapped (its scale and place are)")))
+    return rc;
+  xmlBufferPtr xb = xmlBufferCreate();
+  if (!xb) return ens__error(ENS_ENOMEM, "out of memory");
+  xmlNodeDump(xb, obj->doc, obj, 0, 0);
+  const char *key = (const char *)xmlBufferContent(xb);
+  for (size_t i = 0; i < imgs->n; i++)
+    if (imgs->v[i].end == fi && strcmp(imgs->v[i].key, key) == 0) {
+      imgs->v[i].end = fi + 1;
+      xmlBufferFree(xb);
+      return 0;
+    }
+  if (imgs->n == imgs->cap) {
+    size_t cap = imgs->cap ? imgs->cap * 2 : 8;
+    s_img *v = realloc(imgs->v, cap * sizeof *v);
+    if (!v) {
+      xmlBufferFree(xb);
+      return ens__error(ENS_ENOMEM, "out of memory");
+    }
+    imgs->v = v;
+    imgs->cap = cap;
+  }
+  s_img *g = &imgs->v[imgs->n];
+  memset(g, 0, sizeof *g);
+  g->key = strdup(key);
+  xmlBufferFree(xb);
+  if (!g->key) return ens__error(ENS_ENOMEM, "out of memory");
+  imgs->n++;
+  g->asset = asset;
+  g->start = fi;
+  g->end = fi + 1;
+  g->m = m;
+  snprintf(g->fname, sizeof g->fname, "%s", fname);
+  snprintf(g->id, sizeof g->id, "%s", ids);
+  return 0;
+}
+
+static void s_imgs_emit(const s_imgs *imgs, const char *lname, double lop, int hidden, ens_buf *b, int *first, int *ind) {
+  for (size_t i = imgs->n; i-- > 0;) {
+    const s_img *g = &imgs->v[i];
+    char name[1024];
+    snprintf(name, sizeof name, "%s / %s / image %s", lname, g->fname, g->id);
+    if (!*first) ens__buf_putc(b, ',');
+    *first = 0;
+    ens__buf_printf(b, "{\"ddd\":0,\"ind\":%d,\"ty\":2,\"nm\":", ++*ind);
+    ens__tupi_jstr(b, name);
+    ens__buf_printf(b, ",\"refId\":\"image_%d\",\"sr\":1,%s\"ip\":%d,\"op\":%d,\"st\":0,\"bm\":0,\"ao\":0,"
+                       "\"ks\":{\"o\":{\"a\":0,\"k\":", g->asset, hidden ? "\"hd\":true," : "", g->start, g->end);
+    ens__tupi_jnum(b, lop * 100);
+    ens__buf_puts(b, "},\"r\":{\"a\":0,\"k\":0},\"p\":{\"a\":0,\"k\":[");
+    ens__tupi_jnum(b, g->m.e);
+    ens__buf_putc(b, ',');
+    ens__tupi_jnum(b, g->m.f);
+    ens__buf_puts(b, ",0]},\"a\":{\"a\":0,\"k\":[0,0,0]},\"s\":{\"a\":0,\"k\":[");
+    ens__tupi_jnum(b, g->m.a * 100);
+    ens__buf_putc(b, ',');
+    ens__tupi_jnum(b, g->m.d * 100);
+    ens__buf_puts(b, ",100]}}}");
+  }
+}
+
 static char *s_attr(xmlNode *n, const char *name, const char *def) {
   xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
   char *s = strdup(v ? (const char *)v : def);
@@ -381,6 +475,7 @@ static int s_layer(ens__tupi_ctx *ctx, xmlNode *layer, const char *where, ens_bu
   ens_buf frame = ENS_BUF_INIT, tweens = ENS_BUF_INIT, runs = ENS_BUF_INIT;
   xmlNode **objs = NULL;
   int tfirst = 1, rfirst = 1, nframes = 0;
+  s_imgs imgs = {0};
   if (!lname) return ens__error(ENS_ENOMEM, "out of memory");
   if ((rc = ens__tupi_attr_num(ctx, layer, "opacity", 1, &lop)) || (rc = ens__tupi_attr_num(ctx, layer, "visible", 1, &vis)))
     goto done;
@@ -418,6 +513,8 @@ static int s_layer(ens__tupi_ctx *ctx, xmlNode *layer, const char *where, ens_bu
       xmlNode *o = objs[i];
       if (ens__tupi_is(o, "svg")) {
         rc = s_svg_note(ctx, o);
+      } else if (ens__tupi_is(o, "object") && ens__tupi_child(o, "symbol")) {
+        rc = s_symbol(ctx, o, ens__tupi_child(o, "symbol"), fi, fname, &imgs);
       } else if (ens__tupi_is(o, "object")) {
         s_tween t;
         memset(&t, 0, sizeof t);
@@ -450,7 +547,8 @@ static int s_layer(ens__tupi_ctx *ctx, xmlNode *layer, const char *where, ens_bu
       goto done;
   }
   s_run_flush(&run, lname, lop, hidden, &runs, &rfirst, ind);
-  /* tween layers go above the runs they were drawn among */
+  s_imgs_emit(&imgs, lname, lop, hidden, &tweens, &tfirst, ind);
+  /* tween and image layers go above the runs they were drawn among */
   ens_buf *parts[2] = {&tweens, &runs};
   for (int k = 0; k < 2; k++) {
     if (!parts[k]->len) continue;
@@ -467,6 +565,7 @@ done:
   ens__buf_free(&frame);
   ens__buf_free(&tweens);
   ens__buf_free(&runs);
+  s_imgs_free(&imgs);
   return rc;
 }
 
@@ -474,6 +573,7 @@ done:
  * scene; tweens in it are not played (Tupi plays none there either). */
 static int s_backdrop(ens__tupi_ctx *ctx, xmlNode *f, const char *name, int length, ens_buf *b, int *first, int *ind) {
   ens_buf shapes = ENS_BUF_INIT;
+  s_imgs imgs = {0};
   int sfirst = 1, rc = 0;
   double op;
   if ((rc = ens__tupi_attr_num(ctx, f, "opacity", 1, &op)) != 0) return rc;
@@ -487,6 +587,8 @@ static int s_backdrop(ens__tupi_ctx *ctx, xmlNode *f, const char *name, int leng
     if (c->type == XML_ELEMENT_NODE) objs[i++] = c;
   while (i-- > 0 && rc == 0) {
     if (ens__tupi_is(objs[i], "svg")) rc = s_svg_note(ctx, objs[i]);
+    else if (ens__tupi_is(objs[i], "object") && ens__tupi_child(objs[i], "symbol"))
+      rc = s_symbol(ctx, objs[i], ens__tupi_child(objs[i], "symbol"), 0, name, &imgs);
     else if (!ens__tupi_is(objs[i], "object")) rc = ens__tupi_note_add(ctx, "a frame's <%s> is not mapped", (const char *)objs[i]->name);
     else {
       if (ens__tupi_child(objs[i], "tweening")) rc = ens__tupi_note_add(ctx, "a tween in a background is not mapped");
@@ -494,6 +596,12 @@ static int s_backdrop(ens__tupi_ctx *ctx, xmlNode *f, const char *name, int leng
     }
   }
   free(objs);
+  /* images in front of the backdrop's shapes, as Tupi draws its items in order */
+  for (size_t k = 0; k < imgs.n; k++) {
+    imgs.v[k].start = 0;
+    imgs.v[k].end = length;
+  }
+  if (!rc) s_imgs_emit(&imgs, name, op < 0 ? 0 : op > 1 ? 1 : op, 0, b, first, ind);
   if (!rc && shapes.len) {
     s_layer_head(b, first, ind, name, 0, length, 0);
     s_static_ks(b, op < 0 ? 0 : op > 1 ? 1 : op);
@@ -503,6 +611,7 @@ static int s_backdrop(ens__tupi_ctx *ctx, xmlNode *f, const char *name, int leng
     rc = s_check(ctx, b);
   }
   ens__buf_free(&shapes);
+  s_imgs_free(&imgs);
   return rc;
 }
 
