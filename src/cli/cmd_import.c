@@ -19,11 +19,11 @@ static const cli_spec s_spec = {
     "later scenes are precompositions played after it; each layer's frames\n"
     "become shape layers with in and out points, each tween keyframes, each\n"
     "PNG or JPEG of the library an embedded image.\n"
-    "Whatever has no Lottie counterpart (text, sounds, SVG and raster images\n"
-    "from the library, dynamic backgrounds, ...) is listed, one line per kind\n"
-    "with where it first came up and how often. Exit status: 0 written (even\n"
-    "with things not mapped), 1 the project could not be read or OUT written,\n"
-    "2 a bad command line.",
+    "Whatever has no Lottie counterpart (text, sounds, SVG images and images\n"
+    "other than PNG and JPEG from the library, dynamic backgrounds, ...) is\n"
+    "listed, one line per kind with where it first came up and how often.\n"
+    "Exit status: 0 written (even with things not mapped), 1 the project\n"
+    "could not be read or OUT written, 2 a bad command line.",
     s_options, 1, 1};
 
 static void s_json_str(FILE *f, const char *s) {
