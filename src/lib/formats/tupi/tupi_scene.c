@@ -17,7 +17,7 @@
 enum { T_POS, T_ROT, T_SCALE, T_SHEAR, T_OPAC, T_COLOR, T_N };
 
 typedef struct {
-  int k;
+  int k, seq; /* step index, and order read */
   double v[3];
 } s_key;
 
@@ -42,11 +42,6 @@ static void s_tween_free(s_tween *t) {
 }
 
 static int s_key_add(ens__tupi_ctx *ctx, s_track *t, int k, double a, double b, double c) {
-  for (size_t i = 0; i < t->n; i++)
-    if (t->k[i].k == k) { /* the same step given twice: the last one holds */
-      t->k[i] = (s_key){k, {a, b, c}};
-      return 0;
-    }
   if (t->n >= ENS_TUPI_MAX_FRAMES)
     return ens__error(ENS_ELIMIT, "%s: a tween of more than %d steps", ctx->where, ENS_TUPI_MAX_FRAMES);
   if (t->n == t->cap) {
@@ -56,13 +51,27 @@ static int s_key_add(ens__tupi_ctx *ctx, s_track *t, int k, double a, double b, 
     t->k = v;
     t->cap = cap;
   }
-  size_t i = t->n++;
-  while (i > 0 && t->k[i - 1].k > k) { /* steps out of order are put in order */
-    t->k[i] = t->k[i - 1];
-    i--;
-  }
-  t->k[i] = (s_key){k, {a, b, c}};
+  t->k[t->n] = (s_key){k, (int)t->n, {a, b, c}};
+  t->n++;
   return 0;
+}
+
+static int s_key_cmp(const void *x, const void *y) {
+  const s_key *a = x, *b = y;
+  if (a->k != b->k) return a->k < b->k ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Steps in order; the same step given twice keeps the last one. */
+static void s_track_sort(s_track *t) {
+  if (t->n < 2) return;
+  qsort(t->k, t->n, sizeof *t->k, s_key_cmp);
+  size_t w = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    if (i + 1 < t->n && t->k[i + 1].k == t->k[i].k) continue;
+    t->k[w++] = t->k[i];
+  }
+  t->n = w;
 }
 
 static int s_pair(ens__tupi_ctx *ctx, xmlNode *n, const char *x, const char *y, double *a, double *b) {
@@ -153,6 +162,7 @@ static int s_tweens(ens__tupi_ctx *ctx, xmlNode *obj, s_tween *t) {
     for (xmlNode *s = c->children; s; s = s->next)
       if (ens__tupi_is(s, "step") && (rc = s_step(ctx, s, t)) != 0) return rc;
   }
+  for (int i = 0; i < T_N; i++) s_track_sort(&t->tr[i]);
   return count;
 }
 
@@ -374,11 +384,25 @@ typedef struct {
 typedef struct {
   s_img *v;
   size_t n, cap;
+  /* runs that reached the frame before (act) and this frame (next): only
+   * those can go on, and looking at them only keeps a long layer linear */
+  size_t *act, nact, *next, nnext;
 } s_imgs;
 
 static void s_imgs_free(s_imgs *s) {
   for (size_t i = 0; i < s->n; i++) free(s->v[i].key);
   free(s->v);
+  free(s->act);
+  free(s->next);
+}
+
+/* At the start of a frame: the runs that reached the last one. */
+static void s_imgs_frame(s_imgs *s) {
+  size_t *t = s->act;
+  s->act = s->next;
+  s->nact = s->nnext;
+  s->next = t;
+  s->nnext = 0;
 }
 
 /* An <object><symbol id> of frame fi: lengthens the run placed alike in
@@ -402,28 +426,35 @@ static int s_symbol(ens__tupi_ctx *ctx, xmlNode *obj, xmlNode *sym, int fi, cons
   if (!xb) return ens__error(ENS_ENOMEM, "out of memory");
   xmlNodeDump(xb, obj->doc, obj, 0, 0);
   const char *key = (const char *)xmlBufferContent(xb);
-  for (size_t i = 0; i < imgs->n; i++)
-    if (imgs->v[i].end == fi && strcmp(imgs->v[i].key, key) == 0) {
-      imgs->v[i].end = fi + 1;
-      xmlBufferFree(xb);
-      return 0;
-    }
   if (imgs->n == imgs->cap) {
     size_t cap = imgs->cap ? imgs->cap * 2 : 8;
     s_img *v = realloc(imgs->v, cap * sizeof *v);
-    if (!v) {
+    size_t *a = v ? realloc(imgs->act, cap * sizeof *a) : NULL;
+    if (a) imgs->act = a;
+    size_t *nx = a ? realloc(imgs->next, cap * sizeof *nx) : NULL;
+    if (nx) imgs->next = nx;
+    if (v) imgs->v = v;
+    if (!v || !a || !nx) {
       xmlBufferFree(xb);
       return ens__error(ENS_ENOMEM, "out of memory");
     }
-    imgs->v = v;
     imgs->cap = cap;
+  }
+  for (size_t j = 0; j < imgs->nact; j++) {
+    s_img *g = &imgs->v[imgs->act[j]];
+    if (g->end == fi && strcmp(g->key, key) == 0) {
+      g->end = fi + 1;
+      imgs->next[imgs->nnext++] = imgs->act[j];
+      xmlBufferFree(xb);
+      return 0;
+    }
   }
   s_img *g = &imgs->v[imgs->n];
   memset(g, 0, sizeof *g);
   g->key = strdup(key);
   xmlBufferFree(xb);
   if (!g->key) return ens__error(ENS_ENOMEM, "out of memory");
-  imgs->n++;
+  imgs->next[imgs->nnext++] = imgs->n++;
   g->asset = asset;
   g->start = fi;
   g->end = fi + 1;
@@ -494,6 +525,7 @@ static int s_layer(ens__tupi_ctx *ctx, xmlNode *layer, const char *where, ens_bu
       goto done;
     }
     int fi = nframes - 1;
+    s_imgs_frame(&imgs);
     char *fname = s_attr(f, "name", "frame");
     if (!fname) { rc = ens__error(ENS_ENOMEM, "out of memory"); goto done; }
     snprintf(ctx->where, sizeof ctx->where, "%s, layer \"%s\", frame %d", where, lname, nframes);
