@@ -3,6 +3,7 @@
  * standard error, or with --json as a list on standard output. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -43,6 +44,9 @@ int cli_cmd_import(int argc, char **argv) {
   const char *in = args.args[0], *out = cli_opt(&s_spec, &args, "output");
   int json = cli_opt(&s_spec, &args, "json") != NULL, quiet = cli_opt(&s_spec, &args, "quiet") != NULL;
   if (!out || !*out) return cli_usage_error(&s_spec, "give the Lottie file to write with -o OUT.json");
+  struct stat si, so;
+  if (stat(in, &si) == 0 && stat(out, &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+    return cli_fail(s_spec.name, "%s is the project itself: give another name to -o", out);
   ens_tupi_result *r = NULL;
   if (ens_tupi_import_path(in, &r) != 0) return cli_fail(s_spec.name, "%s: %s", in, ens_error_last());
   size_t len;

@@ -117,6 +117,11 @@ run "number out of range" 1 "$BIN" import "$TMP/badnum.tup" -o "$TMP/keep.json" 
 run "missing file" 1 "$BIN" import "$TMP/none.tup" -o "$TMP/keep.json"
 checks=$((checks + 1))
 [ "$(cat "$TMP/keep.json")" = "keep me" ] || fail "a failed import touched the existing output"
+cp "$RES/tweens.tup" "$TMP/self.tup"
+ln -s self.tup "$TMP/link.json"
+run "output is the project" 1 "$BIN" import "$TMP/self.tup" -o "$TMP/link.json" && has "self" "$TMP/err" "the project itself"
+checks=$((checks + 1))
+cmp -s "$RES/tweens.tup" "$TMP/self.tup" || fail "the project was overwritten by its own import"
 
 echo "tupi_import: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]
