@@ -16,12 +16,12 @@ extern "C" {
 /* Limits on what an import reads (ENS_ELIMIT beyond them). */
 #define ENS_TUPI_MAX_FILE (256u << 20)      /* bytes of the .tup itself */
 #define ENS_TUPI_MAX_ENTRIES 4096           /* entries in the zip */
-#define ENS_TUPI_MAX_XML (64u << 20)        /* bytes of one XML part, uncompressed */
-#define ENS_TUPI_MAX_XML_TOTAL (256u << 20) /* bytes of all XML parts, uncompressed */
+#define ENS_TUPI_MAX_XML (64u << 20)        /* bytes of one part read (XML, image), uncompressed */
+#define ENS_TUPI_MAX_XML_TOTAL (256u << 20) /* bytes of all parts read, uncompressed */
 #define ENS_TUPI_MAX_SCENES 256
 #define ENS_TUPI_MAX_LAYERS 1024            /* per scene */
 #define ENS_TUPI_MAX_FRAMES 100000          /* per layer, and a tween's length */
-#define ENS_TUPI_MAX_POINTS 1000000         /* path points in one scene */
+#define ENS_TUPI_MAX_POINTS (16u << 20)     /* path points written for one scene */
 #define ENS_TUPI_MAX_DEPTH 64               /* groups within groups */
 #define ENS_TUPI_MAX_OUTPUT (512u << 20)    /* bytes of the Lottie text */
 

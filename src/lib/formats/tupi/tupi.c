@@ -50,7 +50,7 @@ static int s_read_entry(s_zip *zz, zip_uint64_t index, const char *name, char **
   if (st.size > ENS_TUPI_MAX_XML)
     return ens__error(ENS_ELIMIT, "%s: larger than %u bytes uncompressed", name, ENS_TUPI_MAX_XML);
   if (zz->xml_total + st.size > ENS_TUPI_MAX_XML_TOTAL)
-    return ens__error(ENS_ELIMIT, "%s: the XML parts pass %u bytes uncompressed", name, ENS_TUPI_MAX_XML_TOTAL);
+    return ens__error(ENS_ELIMIT, "%s: the parts read pass %u bytes uncompressed", name, ENS_TUPI_MAX_XML_TOTAL);
   size_t want = (size_t)st.size;
   char *buf = malloc(want + 2);
   if (!buf) return ens__error(ENS_ENOMEM, "out of memory");
@@ -327,6 +327,7 @@ static int s_import(ens__tupi_ctx *ctx, zip_t *z, ens_tupi_result *r) {
         goto done;
     }
     int length = 0;
+    ctx->points = 0;
     if (i == 0) {
       if ((rc = ens__tupi_scene(ctx, root, 1, &pj, &main_layers, &mfirst, &ind, &length)) != 0) goto done;
     } else {
