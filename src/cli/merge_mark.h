@@ -10,8 +10,9 @@
 /* 1 when a conflict is editor noise (FontForge's ModificationTime and
  * window state, Inkscape's view of the canvas, a point's selection bit):
  * it never counts, and the merge's choice (ours) stands without a mark.
- * obj is the conflicting object in theirs (may be NULL). */
-int cli_merge_is_noise(int svg, const ens_obj *obj, const ens_merge_conflict *c);
+ * obj is the conflicting object in theirs (may be NULL); doc_kind names
+ * the format whose noise list applies (ens_format_noise). */
+int cli_merge_is_noise(const char *doc_kind, const ens_obj *obj, const ens_merge_conflict *c);
 
 /* What a mark made, for the report. */
 typedef struct {
