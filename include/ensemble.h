@@ -23,5 +23,6 @@
 #include "ensemble/repo.h"
 #include "ensemble/visdiff.h"
 #include "ensemble/history.h"
+#include "ensemble/tupi.h"
 
 #endif
