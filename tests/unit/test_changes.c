@@ -262,6 +262,29 @@ static void test_svg_fill_changed_and_view_noise_ignored(void **state) {
   ens_doc_free(b);
 }
 
+/* Another program gave the drawing's <svg> element a new id: one change
+ * of that element, not a removed drawing and an added one with every
+ * element moved between them. The model's diff agrees (one operation). */
+static void test_svg_root_id_changed_is_one_change(void **state) {
+  (void)state;
+  const char *old_text = "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"svg2\">\n<rect id=\"r\"/>\n<g id=\"g\"/>\n</svg>\n";
+  const char *new_text = "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"svg8\">\n<rect id=\"r\"/>\n<g id=\"g\"/>\n</svg>\n";
+  ens_doc *a = s_read_svg(old_text), *b = s_read_svg(new_text);
+  ens_changes *c = s_changes(a, b);
+  char *t = s_text(c, "svg");
+  assert_string_equal(t, "svg#svg8: id svg2 → svg8\n");
+  free(t);
+  ens_changes_free(c);
+  ens_txn *d = NULL;
+  assert_int_equal(ens_doc_diff(a, b, ens_svg_identity, NULL, &d), 0);
+  for (size_t i = 0; i < ens_txn_op_count(d); i++) assert_int_equal(ens_txn_op_kind(d, i), ENS_OP_SET);
+  assert_int_equal(ens_doc_apply(a, d, ENS_ORIGIN_LOCAL, NULL), 0);
+  assert_true(ens_doc_content_hash(a) == ens_doc_content_hash(b));
+  ens_txn_free(d);
+  ens_doc_free(a);
+  ens_doc_free(b);
+}
+
 static void test_svg_page_colour_is_not_noise(void **state) {
   (void)state;
   ens_doc *a = s_read_svg(s_svg_a);
@@ -407,6 +430,7 @@ int main(void) {
       cmocka_unit_test(test_glyph_added_and_removed),
       cmocka_unit_test(test_svg_noise_function_answers_per_key),
       cmocka_unit_test(test_svg_fill_changed_and_view_noise_ignored),
+      cmocka_unit_test(test_svg_root_id_changed_is_one_change),
       cmocka_unit_test(test_svg_page_colour_is_not_noise),
       cmocka_unit_test(test_svg_reorder_is_a_move_above),
       cmocka_unit_test(test_svg_element_moved_into_a_group_is_a_move),

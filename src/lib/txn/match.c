@@ -112,6 +112,35 @@ done:
   return rc;
 }
 
+static size_t s_kind_count(const ens_obj *p, const char *kind, const ens_obj **only) {
+  size_t n = 0;
+  for (uint32_t i = 0; i < p->nkids; i++)
+    if (strcmp(p->kids[i]->kind, kind) == 0) {
+      n++;
+      *only = p->kids[i];
+    }
+  return n;
+}
+
+/* Under the roots, the one object of a kind on each side is one object
+ * whatever its key: a document's element (an SVG file's <svg>) whose id
+ * another program changed is the same drawing, not a removed one and an
+ * added one with every element moved between them. Only a few children
+ * left over are looked at (each costs a pass over the lists). */
+static void s_match_sole_kinds(const ens_obj *a, const ens_obj *b, const ens_obj **m) {
+  size_t left = 0;
+  for (uint32_t i = 0; i < b->nkids; i++) left += m[i] == NULL;
+  if (!left || left > 8) return;
+  for (uint32_t i = 0; i < b->nkids; i++) {
+    if (m[i]) continue;
+    const ens_obj *in_a = NULL, *in_b = NULL;
+    if (s_kind_count(b, b->kids[i]->kind, &in_b) != 1 || s_kind_count(a, b->kids[i]->kind, &in_a) != 1) continue;
+    int used = 0;
+    for (uint32_t j = 0; j < b->nkids && !used; j++) used = m[j] == in_a;
+    if (!used) m[i] = in_a;
+  }
+}
+
 static int s_tree_match(const ens_obj *a, const ens_obj *b, ens_identity_fn identity, void *iuser, ens__match_fn fn,
                         void *user, int depth) {
   int rc = fn(a, b, user);
@@ -121,6 +150,7 @@ static int s_tree_match(const ens_obj *a, const ens_obj *b, ens_identity_fn iden
   if (!m) return ens__error(ENS_ENOMEM, "out of memory matching objects");
   rc = ens__match_list((const ens_obj *const *)a->kids, a->nkids, (const ens_obj *const *)b->kids, b->nkids,
                        identity, iuser, 0, m);
+  if (!rc && !a->parent && !b->parent) s_match_sole_kinds(a, b, m);
   for (uint32_t i = 0; i < b->nkids && !rc; i++)
     rc = m[i] ? s_tree_match(m[i], b->kids[i], identity, iuser, fn, user, depth + 1) : fn(NULL, b->kids[i], user);
   free(m);

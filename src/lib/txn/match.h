@@ -28,7 +28,9 @@ typedef int (*ens__match_fn)(const ens_obj *a, const ens_obj *b, void *user);
 
 /* Matches the tree under b to the tree under a top-down: a and b match
  * (whatever their keys: they are the roots), then the children of every
- * matched pair by ens__match_list. */
+ * matched pair by ens__match_list. Under two document roots, the one
+ * child of a kind on each side that the keys left over matches too (an
+ * SVG file's <svg> element whose id changed). */
 int ens__tree_match(const ens_obj *a, const ens_obj *b, ens_identity_fn identity, void *iuser, ens__match_fn fn,
                     void *user);
 
