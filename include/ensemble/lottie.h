@@ -31,8 +31,8 @@ extern "C" {
 /* Keys the reader sets beside the members: a child's member name in its
  * parent object, and a container's own text (with "@" where each child
  * object stands), which the writer reuses while the values still say the
- * same. A member key that starts with '~' or '@', or is empty, is held as
- * '~' followed by the key. */
+ * same. A member name that starts with '~', '@' or '%', or is empty, is
+ * held as '%' followed by the name. */
 #define ENS_LOTTIE_KEY "~key"
 #define ENS_LOTTIE_SRC "~src"
 

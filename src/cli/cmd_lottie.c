@@ -83,6 +83,41 @@ static int s_count(const ens_obj *o, size_t depth, void *user) {
   return 0;
 }
 
+static int s_kf(const ens_obj *o, size_t depth, void *user) {
+  (void)depth;
+  if (s_is(o, ENS_LOTTIE_KEYFRAME)) ++*(size_t *)user;
+  return 0;
+}
+
+static void s_field(const ens_obj *o, const char *key) {
+  ens_value v;
+  printf(" %s=", key);
+  if (ens_obj_get(o, key, &v) != 0) printf("-");
+  else if (v.type == ENS_INT) printf("%lld", (long long)v.u.i);
+  else if (v.type == ENS_REAL) printf("%g", v.u.r);
+  else if (v.type == ENS_STR) printf("%.*s", (int)v.u.s.len, v.u.s.ptr);
+  else printf("?");
+}
+
+/* One line per layer of the main composition, in file order. */
+static void s_layers(const ens_obj *root) {
+  const ens_obj *list = s_list(root, "layers");
+  for (size_t i = 0; list && i < ens_obj_child_count(list); i++) {
+    const ens_obj *l = ens_obj_child(list, i);
+    size_t kf = 0;
+    ens_obj_walk(l, s_kf, &kf);
+    printf("    layer");
+    s_field(l, "ind");
+    s_field(l, "parent");
+    s_field(l, "ty");
+    s_field(l, "ip");
+    s_field(l, "op");
+    printf(" keyframes=%zu", kf);
+    s_field(l, "nm");
+    printf("\n");
+  }
+}
+
 int cli_info_lottie(const char *cmd, const char *path) {
   ens_doc *doc = NULL;
   struct timespec t0, t1;
@@ -111,6 +146,7 @@ int cli_info_lottie(const char *cmd, const char *path) {
   printf("  %-13s %zu", "layers", c.layers);
   if (c.precomp_layers) printf(" (and %zu in precompositions)", c.precomp_layers);
   printf("\n");
+  s_layers(root);
   printf("  %-13s %zu\n", "shapes", c.shapes);
   printf("  %-13s %zu (%zu precompositions)\n", "assets", c.assets, c.precomps);
   printf("  %-13s %zu\n", "markers", c.markers);

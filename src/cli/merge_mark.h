@@ -11,6 +11,7 @@
  * window state, Inkscape's view of the canvas, a point's selection bit):
  * it never counts, and the merge's choice (ours) stands without a mark.
  * obj is the conflicting object in theirs (may be NULL). */
+/* svg, here and below: 0 for a font, 1 for a drawing, 2 for a Lottie animation. */
 int cli_merge_is_noise(int svg, const ens_obj *obj, const ens_merge_conflict *c);
 
 /* What a mark made, for the report. */

@@ -25,7 +25,7 @@ static int s_in(const char *const *list, const char *key) {
 
 int cli_merge_is_noise(int svg, const ens_obj *obj, const ens_merge_conflict *c) {
   if (c->kind != ENS_CONFLICT_SET && c->kind != ENS_CONFLICT_INSERT) return 0;
-  if (!c->key) return 0;
+  if (!c->key || svg == 2) return 0; /* Lottie: no editor noise known */
   if (svg) {
     if (s_in(s_svg_any_noise, c->key)) return 1;
     return obj && strcmp(ens_obj_kind(obj), "sodipodi:namedview") == 0 && s_in(s_svg_namedview_noise, c->key);
@@ -41,7 +41,7 @@ int cli_merge_is_noise(int svg, const ens_obj *obj, const ens_merge_conflict *c)
 void cli_merge_obj_path(const ens_obj *o, int svg, char *buf, size_t size) {
   const ens_obj *chain[ENS_MAX_DEPTH + 1];
   size_t depth = 0, len = 0;
-  ens_identity_fn identity = svg ? ens_svg_identity : ens_sfd_identity;
+  ens_identity_fn identity = svg == 2 ? ens_lottie_identity : svg ? ens_svg_identity : ens_sfd_identity;
   for (; o && ens_obj_parent(o) && depth < ENS_MAX_DEPTH; o = ens_obj_parent(o)) chain[depth++] = o;
   buf[0] = '\0';
   while (depth-- && len + 1 < size) {

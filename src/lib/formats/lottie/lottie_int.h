@@ -61,11 +61,12 @@ int ens__lj_put_value(ens_buf *out, const ens_value *v);
 void ens__lj_put_string(ens_buf *out, const char *s, size_t n);
 
 /* The property key of a member named (s, n) (decoded) written into buf
- * (ENS_MAX_KEY bytes): the name, or '~' and the name when it is empty or
- * starts with '~' or '@'. Its length, or 0 when too long or holds NUL. */
+ * (ENS_MAX_KEY bytes): the name, or '%' and the name when it is empty or
+ * starts with '~' (the reader's own keys), '@' (the model's local-only
+ * keys) or '%'. Its length, or 0 when too long or holds NUL. */
 size_t ens__lj_prop_key(const char *s, size_t n, char *buf);
-/* The member name of a property key (NULL for the reader's own keys and
- * for '~' keys that no member maps to). */
+/* The member name of a property key (NULL for the reader's own '~' keys
+ * and for '%' keys that no member maps to). */
 const char *ens__lj_member_name(const char *key);
 
 /* Whether an array whose member name is (key, key_n) (decoded; NULL in an

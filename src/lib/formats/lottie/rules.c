@@ -88,8 +88,8 @@ static int s_props(const ens_obj *o, char *why, size_t size) {
     }
     const char *name = ens__lj_member_name(key);
     if (!name)
-      return s_fail(o, why, size, ENS_EFORMAT, "'%.60s' names no member: a member whose name starts with '~' or '@' "
-                                               "or is empty is held as '~' and its name", key);
+      return s_fail(o, why, size, ENS_EFORMAT, "'%.60s' names no member: a member whose name starts with '~', '@' "
+                                               "or '%%', or is empty, is held as '%%' and its name", key);
     if (list) return s_fail(o, why, size, ENS_EKIND, "an array has elements, not members ('%.60s')", name);
     switch (p->type) {
     case ENS_INT:

@@ -105,6 +105,8 @@ static int s_string(s_scan *s) {
   return 0;
 }
 
+static double s_strtod(const char *s, size_t n);
+
 static int s_digits(const char *p, const char *end) {
   const char *q = p;
   while (q < end && *q >= '0' && *q <= '9') q++;
@@ -123,7 +125,8 @@ static int s_number(s_scan *s) {
     if (!(d = s_digits(p, end))) return s_err(s, p, ENS_EDECODE, "a digit expected after the decimal point");
     p += d;
   }
-  if (p < end && (*p == 'e' || *p == 'E')) {
+  int exp = p < end && (*p == 'e' || *p == 'E');
+  if (exp) {
     p++;
     if (p < end && (*p == '+' || *p == '-')) p++;
     if (!(d = s_digits(p, end))) return s_err(s, p, ENS_EDECODE, "a digit expected in this number's exponent");
@@ -132,6 +135,10 @@ static int s_number(s_scan *s) {
   if (p - start > ENS_LOTTIE_MAX_NUMBER)
     return s_err(s, start, ENS_ELIMIT, "a number of %zu characters, over the limit of %d", (size_t)(p - start),
                  ENS_LOTTIE_MAX_NUMBER);
+  /* only an exponent or over 300 digits can go past a double's range;
+   * such a number could be kept but never edited, so it is refused */
+  if ((exp || p - start > 300) && !isfinite(s_strtod(start, (size_t)(p - start))))
+    return s_err(s, start, ENS_ELIMIT, "a number beyond the range of a double (about 1.8e308)");
   s->p = p;
   return 0;
 }
@@ -486,19 +493,20 @@ int ens__lj_put_value(ens_buf *out, const ens_value *v) {
 }
 
 size_t ens__lj_prop_key(const char *s, size_t n, char *buf) {
-  int tilde = !n || s[0] == '~' || s[0] == '@';
-  if (n + (size_t)tilde >= ENS_MAX_KEY || memchr(s, 0, n)) return 0;
+  int esc = !n || s[0] == '~' || s[0] == '@' || s[0] == '%';
+  if (n + (size_t)esc >= ENS_MAX_KEY || memchr(s, 0, n)) return 0;
   size_t k = 0;
-  if (tilde) buf[k++] = '~';
+  if (esc) buf[k++] = '%';
   memcpy(buf + k, s, n);
   buf[k + n] = 0;
   return k + n;
 }
 
 const char *ens__lj_member_name(const char *key) {
-  if (key[0] != '~') return key;
-  if (key[1] == 0) return "";
-  if (key[1] == '~' || key[1] == '@') return key + 1;
+  if (key[0] == '~') return NULL;
+  if (key[0] != '%') return key;
+  /* only a name that needs it is held so, or two keys would name one member */
+  if (key[1] == 0 || key[1] == '~' || key[1] == '@' || key[1] == '%') return key + 1;
   return NULL;
 }
 
