@@ -95,7 +95,12 @@ static void s_field(const ens_obj *o, const char *key) {
   if (ens_obj_get(o, key, &v) != 0) printf("-");
   else if (v.type == ENS_INT) printf("%lld", (long long)v.u.i);
   else if (v.type == ENS_REAL) printf("%g", v.u.r);
-  else if (v.type == ENS_STR) printf("%.*s", (int)v.u.s.len, v.u.s.ptr);
+  else if (v.type == ENS_STR)
+    for (size_t i = 0; i < v.u.s.len; i++) { /* one line per layer */
+      unsigned char c = (unsigned char)v.u.s.ptr[i];
+      if (c == '\n') fputs("\\n", stdout);
+      else putchar(c < 0x20 ? '?' : c);
+    }
   else printf("?");
 }
 

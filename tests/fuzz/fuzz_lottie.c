@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (node) {
       ens_node_set(node, "nm", ens_str("new"));
       ens_node_set(node, "t", ens_int(7));
-      ens_node_set(node, "s", ens_bytes("[1, 2.5]", 8));
+      ens_node_set(node, "s", ens_bytes("[1,2.5]", 7));
     }
     if (nk > 1) ens_txn_delete(t, ens_obj_id(ens_obj_child(p.list, 0)));
     ens_free(pos);

@@ -49,8 +49,16 @@ static inline int ens__lj_ws(char c) { return c == ' ' || c == '\t' || c == '\n'
 /* The model's value for the scalar text (s, n) (scanned): a string decoded
  * (into scratch, which the value then points into), a number as INT when
  * written as an integer that fits, else REAL, true/false as BOOL, anything
- * else (null, an array) as BYTES of its own text. 0 or ENS_ENOMEM. */
+ * else (null) as BYTES of its own text. Arrays are the reader's (their
+ * canonical text, ens__lj_canon). 0 or ENS_ENOMEM. */
 int ens__lj_value(const char *s, size_t n, ens_buf *scratch, ens_value *out);
+/* The canonical text of a scanned value (an array of values): no blanks,
+ * strings escaped as the writer escapes them, numbers written as the
+ * writer writes them (integers as integers, others the shortest that
+ * reads back the same), appended to out. An array's property holds this,
+ * so that a file written again by another program with other blanks or
+ * number spellings holds the same values. 0, or an error. */
+int ens__lj_canon(const char *s, size_t n, ens_buf *out);
 /* Decodes a string token (quotes included) into out. 0 or ENS_ENOMEM. */
 int ens__lj_unescape(const char *s, size_t n, ens_buf *out);
 /* 1 when the text (s, n) reads back as exactly v. */

@@ -190,7 +190,13 @@ static int s_object(s_reader *r, size_t i, ens_obj *o) {
     if ((rc = s_member_atom(r, &v[k], &atom))) return rc;
     if (v[k].promoted) continue;
     ens_value val;
-    if (ens__lj_value(v[k].s, v[k].n, &r->scratch, &val)) return s_oom();
+    if (v[k].type == LJ_ARR) {
+      r->scratch.len = 0;
+      if (ens__lj_canon(v[k].s, v[k].n, &r->scratch)) return s_oom();
+      val = ens_bytes(r->scratch.data, r->scratch.len);
+    } else if (ens__lj_value(v[k].s, v[k].n, &r->scratch, &val)) {
+      return s_oom();
+    }
     if ((rc = s_fill(r, o, atom, &val))) return rc;
   }
   return 0;

@@ -53,6 +53,10 @@ static int s_raw_ok(const char *name, const char *s, size_t n) {
   if (n && s[0] == '[' && ens__lj_scan(s, n, 0, &nodes) == 0 && nodes.n && nodes.v[0].s == s && nodes.v[0].n == n) {
     const ens__lj_node *t = &nodes.v[0];
     ok = t->type == LJ_ARR && !ens__lj_promote_array(name, name ? strlen(name) : 0, t->nkids, t->nobjs);
+    /* in its canonical text, which is what the file reads back as */
+    ens_buf c = ENS_BUF_INIT;
+    ok = ok && ens__lj_canon(s, n, &c) == 0 && c.len == n && memcmp(c.data, s, n) == 0;
+    ens__buf_free(&c);
   }
   free(nodes.v);
   ens__error_clear();
@@ -103,7 +107,7 @@ static int s_props(const ens_obj *o, char *why, size_t size) {
     case ENS_BYTES:
       if (!s_raw_ok(name, p->u.s, p->len))
         return s_fail(o, why, size, ENS_ETYPE, "'%.60s' holds bytes that are neither null nor an array of values "
-                                               "(an array of objects is a list of objects)", name);
+                                               "in canonical JSON (no blanks; an array of objects is a list)", name);
       break;
     default: return s_fail(o, why, size, ENS_ETYPE, "'%.60s' is a reference, which JSON has not", name);
     }

@@ -432,8 +432,50 @@ int ens__lj_value(const char *s, size_t n, ens_buf *scratch, ens_value *out) {
   return 0;
 }
 
+int ens__lj_canon(const char *s, size_t n, ens_buf *out) {
+  const char *p = s, *end = s + n;
+  ens_buf tmp = ENS_BUF_INIT;
+  int rc = 0;
+  while (p < end && !rc) {
+    char c = *p;
+    if (ens__lj_ws(c)) {
+      p++;
+    } else if (c == '"') {
+      const char *q = ens__lj_skip(p, end);
+      if (!q) {
+        rc = ens__error(ENS_EDECODE, "a string cut short");
+        break;
+      }
+      tmp.len = 0;
+      rc = ens__lj_unescape(p, (size_t)(q - p), &tmp);
+      if (!rc) ens__lj_put_string(out, (const char *)tmp.data, tmp.len);
+      p = q;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      const char *q = p;
+      while (q < end && !ens__lj_ws(*q) && *q != ',' && *q != ']' && *q != '}') q++;
+      ens_value v;
+      rc = ens__lj_value(p, (size_t)(q - p), &tmp, &v);
+      if (!rc) rc = ens__lj_put_value(out, &v);
+      p = q;
+    } else {
+      ens__buf_putc(out, (unsigned char)c);
+      p++;
+    }
+  }
+  ens__buf_free(&tmp);
+  if (!rc && out->oom) rc = ens__error(ENS_ENOMEM, "out of memory reading JSON");
+  return rc;
+}
+
 int ens__lj_same(const char *s, size_t n, const ens_value *v, ens_buf *scratch) {
   ens_value w;
+  if (n && s[0] == '[') {
+    /* an array's value is its canonical text */
+    if (v->type != ENS_BYTES) return 0;
+    scratch->len = 0;
+    if (ens__lj_canon(s, n, scratch)) return 0;
+    return scratch->len == v->u.s.len && memcmp(scratch->data, v->u.s.ptr, scratch->len) == 0;
+  }
   if (ens__lj_value(s, n, scratch, &w)) return 0;
   if (w.type != v->type) return 0;
   switch (w.type) {
