@@ -51,7 +51,9 @@ extern "C" {
 const ens_schema *ens_lottie_schema(void);
 
 /* Reads Lottie JSON (a JSON object with "fr", "ip", "op" and "layers",
- * the members every player needs; "v" is optional, as in the spec) into a new document of kind "lottie" whose objects have ids of
+ * the members every player needs; "v" is optional, as in the spec), or
+ * the same compressed with gzip (Telegram's .tgs), which the document
+ * remembers so that ens_lottie_write compresses it again, into a new document of kind "lottie" whose objects have ids of
  * site 0. Malformed JSON gives ENS_EDECODE, input beyond the limits
  * ENS_ELIMIT, with "line L, column C: ..." in ens_error_last() and no
  * document. The caller owns *out (ens_doc_free); data is only borrowed. */
@@ -65,7 +67,12 @@ int ens_lottie_read_path(const char *path, ens_doc **out);
  * (NUL after the last byte), freed with ens_free. doc is only read. */
 int ens_lottie_write(const ens_doc *doc, unsigned char **out, size_t *out_len);
 
-/* Writes doc to path atomically (temporary file beside it, fsync, rename). */
+/* The same in the container asked for: gzip 1 a .tgs (gzip, level 9), 0
+ * plain JSON, -1 the one the document was read from (ens_lottie_write). */
+int ens_lottie_write_as(const ens_doc *doc, int gzip, unsigned char **out, size_t *out_len);
+
+/* Writes doc to path atomically (temporary file beside it, fsync, rename):
+ * a .tgs compressed, a .json plain, any other name as it was read. */
 int ens_lottie_write_path(const ens_doc *doc, const char *path);
 
 /* Identity keys for ens_doc_diff and ens_merge3 (an ens_identity_fn; user

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Lottie animations through the command line: `ensemble cat` gives every
-# animation back byte for byte (to standard output and with -o), `ensemble
+# animation back byte for byte (to standard output and with -o; a .tgs's
+# JSON inside too), `ensemble
 # info` lists the layers where an independent reading (Python's json
 # module) finds them, with their keyframes, shapes and counts; `ensemble
 # diff` and `ensemble merge` on versions of an animation; a file that is
@@ -137,6 +138,18 @@ printf '{"fr": 30, "ip": 0,\n "op": 60, "layers": [}\n' >"$TMP/broken.json"
 checks=$((checks + 1))
 "$BIN" info "$TMP/broken.json" >"$TMP/out" 2>"$TMP/err" && fail "info of broken JSON succeeded"
 grep -q 'broken.json: line 2, column 23: ' "$TMP/err" || fail "broken JSON: $(cat "$TMP/err")"
+
+# Telegram's .tgs: gzip around the JSON; cat -o a .json gives the JSON inside
+# byte for byte, and cat -o a .tgs compresses again
+checks=$((checks + 1))
+"$PY" -c "import gzip, sys; open('$TMP/a.tgs', 'wb').write(gzip.compress(open(sys.argv[1], 'rb').read()))" \
+  "$SRC/tests/fuzz/corpus/fuzz_lottie/compact.json"
+"$BIN" cat -o "$TMP/a.json" "$TMP/a.tgs" 2>"$TMP/err" && cmp -s "$TMP/a.json" "$SRC/tests/fuzz/corpus/fuzz_lottie/compact.json" ||
+  fail ".tgs to .json: $(cat "$TMP/err")"
+"$BIN" cat -o "$TMP/b.tgs" "$TMP/a.json" 2>"$TMP/err" &&
+  "$PY" -c "import gzip, sys; sys.exit(gzip.open('$TMP/b.tgs').read() != open('$TMP/a.json', 'rb').read())" ||
+  fail ".json to .tgs: $(cat "$TMP/err")"
+"$BIN" info "$TMP/a.tgs" | grep -q '^  frame rate    30 fps$' || fail "info of a .tgs"
 
 # diff and merge on three versions of one animation, edited by Python
 BASE=$SRC/tests/fuzz/corpus/fuzz_lottie/compact.json

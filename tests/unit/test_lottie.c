@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "ensemble.h"
 #include "testutil.h"
@@ -488,13 +489,75 @@ static void test_schema(void **state) {
   ens_doc_free(doc);
 }
 
+/* gzip as Telegram's tools write it, by zlib itself. */
+static unsigned char *s_gzip(const char *text, size_t n, size_t *out_n) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  size_t cap = deflateBound(&z, (uLong)n) + 64;
+  unsigned char *buf = malloc(cap);
+  assert_non_null(buf);
+  z.next_in = (Bytef *)(uintptr_t)text;
+  z.avail_in = (uInt)n;
+  z.next_out = buf;
+  z.avail_out = (uInt)cap;
+  assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+  *out_n = cap - z.avail_out;
+  deflateEnd(&z);
+  return buf;
+}
+
+static void test_tgs(void **state) {
+  (void)state;
+  size_t gn;
+  unsigned char *gz = s_gzip(s_anim, strlen(s_anim), &gn);
+  ens_doc *doc;
+  if (ens_lottie_read(gz, gn, &doc) != 0) fail_msg("%s", ens_error_last());
+  assert_int_equal(s_int(ens_obj_child(s_member(ens_doc_root(doc), "layers"), 0), "ind"), 1);
+  /* written as it came: the same bytes (zlib, level 9, no name, no time) */
+  unsigned char *out;
+  size_t n;
+  assert_int_equal(ens_lottie_write(doc, &out, &n), 0);
+  assert_int_equal(n, gn);
+  assert_memory_equal(out, gz, gn);
+  ens_free(out);
+  /* as plain JSON: the text inside, byte for byte */
+  assert_int_equal(ens_lottie_write_as(doc, 0, &out, &n), 0);
+  assert_int_equal(n, strlen(s_anim));
+  assert_memory_equal(out, s_anim, n);
+  ens_free(out);
+  /* an edit, and the .tgs still holds it */
+  ens_txn *t = ens_txn_new(NULL, NULL);
+  ens_txn_set(t, ens_obj_id(ens_doc_root(doc)), "fr", ens_int(60));
+  s_apply(doc, t);
+  assert_int_equal(ens_lottie_write(doc, &out, &n), 0);
+  ens_doc *back;
+  assert_int_equal(ens_lottie_read(out, n, &back), 0);
+  assert_int_equal(s_int(ens_doc_root(back), "fr"), 60);
+  ens_doc_free(back);
+  ens_free(out);
+  ens_doc_free(doc);
+  /* cut short, or followed by more: refused with a message, no document */
+  doc = (ens_doc *)1;
+  assert_int_equal(ens_lottie_read(gz, gn / 2, &doc), ENS_EDECODE);
+  assert_null(doc);
+  assert_string_equal(ens_error_last(), "line 1, column 1: a .tgs (gzip) stream that does not inflate: cut short");
+  unsigned char *two = malloc(gn + 3);
+  memcpy(two, gz, gn);
+  memcpy(two + gn, "abc", 3);
+  assert_int_equal(ens_lottie_read(two, gn + 3, &doc), ENS_EDECODE);
+  assert_string_equal(ens_error_last(), "line 1, column 1: 3 bytes after the end of the .tgs (gzip) stream");
+  free(two);
+  free(gz);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_seeds_roundtrip), cmocka_unit_test(test_corpus_roundtrip),
       cmocka_unit_test(test_schema_invalid_kept), cmocka_unit_test(test_errors),
       cmocka_unit_test(test_model), cmocka_unit_test(test_edits),
       cmocka_unit_test(test_undo_gives_input), cmocka_unit_test(test_merge),
-      cmocka_unit_test(test_schema),
+      cmocka_unit_test(test_schema), cmocka_unit_test(test_tgs),
   };
   return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), sizeof tests / sizeof tests[0]);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../../util/error.h"
 #include "../../util/file.h"
@@ -13,9 +14,24 @@ int ens_lottie_read(const void *data, size_t len, ens_doc **out) {
   if (!out || (!data && len)) return ens__error(ENS_EINVAL, "ens_lottie_read needs data and an output");
   *out = NULL;
   if (len > ENS_LOTTIE_MAX_FILE) return ens__error(ENS_ELIMIT, "the file is larger than %zu bytes", ENS_LOTTIE_MAX_FILE);
+  char *inflated = NULL;
+  int gz = ens__lj_is_gzip(data, len), rc;
+  if (gz) {
+    if ((rc = ens__lj_gunzip(data, len, &inflated, &len))) return rc;
+    data = inflated;
+  }
   ens_doc *doc = ens_doc_new(ENS_LOTTIE_KIND, 0);
-  if (!doc) return ENS_ENOMEM;
-  int rc = ens__lj_build(doc, data ? data : "", len);
+  if (!doc) {
+    free(inflated);
+    return ENS_ENOMEM;
+  }
+  rc = ens__lj_build(doc, data ? data : "", len);
+  free(inflated);
+  if (!rc && gz) {
+    const char *k = ens__atom(doc, ENS__LJ_CONTAINER, strlen(ENS__LJ_CONTAINER));
+    ens_value v = ens_str("gzip");
+    rc = k ? ens__obj_set_prop(doc, doc->root, k, &v, NULL) : ens__error(ENS_ENOMEM, "out of memory reading Lottie");
+  }
   if (!rc) {
     ens__doc_mark_as_read(doc);
     rc = ens_format_attach(doc);
@@ -39,6 +55,10 @@ int ens_lottie_read_path(const char *path, ens_doc **out) {
 }
 
 int ens_lottie_write(const ens_doc *doc, unsigned char **out, size_t *out_len) {
+  return ens_lottie_write_as(doc, -1, out, out_len);
+}
+
+int ens_lottie_write_as(const ens_doc *doc, int gzip, unsigned char **out, size_t *out_len) {
   if (!doc || !out) return ens__error(ENS_EINVAL, "ens_lottie_write needs a document and an output");
   *out = NULL;
   if (out_len) *out_len = 0;
@@ -51,6 +71,18 @@ int ens_lottie_write(const ens_doc *doc, unsigned char **out, size_t *out_len) {
   size_t n;
   unsigned char *bytes = ens__buf_detach(&b, &n);
   if (!bytes) return ens__error(ENS_ENOMEM, "out of memory writing Lottie");
+  const char *k = ens__atom_find(doc, ENS__LJ_CONTAINER, strlen(ENS__LJ_CONTAINER));
+  const ens__prop *p = k ? ens__obj_find_prop(doc->root, k) : NULL;
+  if (gzip < 0) gzip = p && p->type == ENS_STR;
+  if (gzip) {
+    unsigned char *gz;
+    size_t gn;
+    rc = ens__lj_gzip(bytes, n, &gz, &gn);
+    ens_free(bytes);
+    if (rc) return rc;
+    bytes = gz;
+    n = gn;
+  }
   *out = bytes;
   if (out_len) *out_len = n;
   return 0;
@@ -59,8 +91,9 @@ int ens_lottie_write(const ens_doc *doc, unsigned char **out, size_t *out_len) {
 int ens_lottie_write_path(const ens_doc *doc, const char *path) {
   if (!path) return ens__error(ENS_EINVAL, "ens_lottie_write_path needs a path");
   unsigned char *bytes;
-  size_t n;
-  int rc = ens_lottie_write(doc, &bytes, &n);
+  size_t n, pl = strlen(path);
+  int gzip = pl >= 4 && strcasecmp(path + pl - 4, ".tgs") == 0 ? 1 : pl >= 5 && strcasecmp(path + pl - 5, ".json") == 0 ? 0 : -1;
+  int rc = ens_lottie_write_as(doc, gzip, &bytes, &n);
   if (rc) return rc;
   ens__file_clean_temps(path);
   rc = ens__file_write_atomic(path, bytes, n);

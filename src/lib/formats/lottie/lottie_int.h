@@ -85,6 +85,14 @@ int ens__lj_promote_array(const char *key, size_t key_n, uint32_t nkids, uint32_
 void ens__lj_where(const char *text, const char *p, uint32_t *line, uint32_t *col);
 
 int ens__lj_build(ens_doc *doc, const char *text, size_t n);
+
+/* .tgs (tgs.c): whether data starts as gzip does; inflate (malloc'd, at
+ * most ENS_LOTTIE_MAX_FILE bytes, nothing after the stream); deflate at
+ * level 9 (malloc'd, NUL after). Errors with "line 1, column 1: ". */
+#define ENS__LJ_CONTAINER "~container" /* root: "gzip" for a .tgs */
+int ens__lj_is_gzip(const void *data, size_t len);
+int ens__lj_gunzip(const void *data, size_t len, char **out, size_t *out_len);
+int ens__lj_gzip(const unsigned char *in, size_t n, unsigned char **out, size_t *out_len);
 int ens__lj_write_doc(const ens_doc *doc, ens_buf *out);
 
 #endif

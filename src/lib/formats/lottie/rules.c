@@ -85,6 +85,11 @@ static int s_props(const ens_obj *o, char *why, size_t size) {
                       list ? "array" : "object");
       continue;
     }
+    if (strcmp(key, ENS__LJ_CONTAINER) == 0) {
+      if (o->parent || p->type != ENS_STR || p->len != 4 || memcmp(p->u.s, "gzip", 4) != 0)
+        return s_fail(o, why, size, ENS_EFORMAT, "'%s' is the animation's own, and only \"gzip\" (a .tgs)", key);
+      continue;
+    }
     if (strcmp(key, ENS_LOTTIE_KEY) == 0) {
       if (p->type != ENS_STR || !ens__utf8_valid(p->u.s, p->len))
         return s_fail(o, why, size, ENS_ETYPE, "its member name (%s) must be a UTF-8 string", key);
