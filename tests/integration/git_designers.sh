@@ -23,22 +23,9 @@ export HOME=$TMP/home GIT_CONFIG_NOSYSTEM=1 XDG_CONFIG_HOME=$TMP/home/.config
 unset GIT_DIR GIT_WORK_TREE
 mkdir -p "$HOME"
 
-checks=0
-failures=0
-fail() {
-  failures=$((failures + 1))
-  echo "FAIL: $*" >&2
-}
-check() { # check WHAT STATUS WANT
-  checks=$((checks + 1))
-  [ "$2" -eq "$3" ] || fail "$1: exit status $2, want $3"
-}
+. "$HERE/checks.sh"
+
 command -v git >/dev/null 2>&1 || { echo "skipped: no git"; exit 77; }
-edit() { # edit FILE COMMAND... : applies one edit in place
-  f=$1
-  shift
-  printf '%s\n' "$*" | "$BIN" edit "$f" -o "$f" || fail "edit $f: $*"
-}
 
 for c in git init commit log show restore branch switch tag; do
   "$BIN" $c --help > "$TMP/help" 2>&1
@@ -223,5 +210,4 @@ check "commit ends the merge" $? 0
 [ "$(git rev-list --parents -n 1 HEAD | wc -w)" -eq 3 ] || fail "the merge commit does not have two parents"
 [ ! -e .git/MERGE_HEAD ] || fail "the merge is still in progress after the commit"
 
-echo "$checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+checks_end git_designers

@@ -21,24 +21,9 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/merge_driver.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM
 
-checks=0
-failures=0
-fail() {
-  failures=$((failures + 1))
-  echo "FAIL: $*" >&2
-}
-check() { # check WHAT STATUS WANT
-  checks=$((checks + 1))
-  [ "$2" -eq "$3" ] || fail "$1: exit status $2, want $3"
-}
+. "$HERE/checks.sh"
 
 command -v git >/dev/null 2>&1 || { echo "skipped: no git"; exit 77; }
-
-edit() { # edit FILE COMMAND... : applies one edit in place
-  f=$1
-  shift
-  printf '%s\n' "$*" | "$BIN" edit "$f" -o "$f" || fail "edit $f: $*"
-}
 
 # --- the command alone -------------------------------------------------------
 "$BIN" merge --help > "$TMP/help" 2>&1
@@ -146,5 +131,4 @@ sys.exit(0 if ok else 1)
 EOF
 check "the JSON report names the points, their three values and the mark" $? 0
 
-echo "$checks checks, $failures failures"
-[ "$failures" -eq 0 ]
+checks_end merge_driver

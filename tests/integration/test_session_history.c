@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ensemble.h"
+#include "proc.h"
 #include "sync/net.h"
 
 enum { WAIT_MS = 60000 }; /* any one wait, generous for a sanitizer build */
@@ -54,23 +55,11 @@ static int s_setup(void **state) {
   return 0;
 }
 
-static void s_mkdtemp(char *dir, size_t size) {
-  snprintf(dir, size, "/tmp/ens-history-XXXXXX");
-  assert_non_null(mkdtemp(dir));
-}
+static void s_mkdtemp(char *dir, size_t size) { assert_int_equal(tu_temp_dir(dir, size, "ens-history"), 0); }
 
-static void s_rm_rf(const char *dir) {
-  char cmd[700];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
-}
+static void s_rm_rf(const char *dir) { assert_int_equal(tu_rm_rf(dir), 0); }
 
-static void s_write(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-  assert_int_equal(fclose(f), 0);
-}
+static void s_write(const char *path, const char *text) { assert_int_equal(tu_write_text(path, text), 0); }
 
 
 
@@ -79,54 +68,20 @@ static void s_write(const char *path, const char *text) {
  * signal). */
 static int s_serve(s_srv *v, const char *file, const char *store) {
   snprintf(v->err, sizeof v->err, "%s.serve-err", store ? store : file); /* beside the store: FILE's directory may become read-only */
-  int fds[2];
-  assert_int_equal(pipe(fds), 0);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    close(fds[1]);
-    int e = open(v->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (e >= 0) dup2(e, 2);
-    if (store)
-      execl(s_bin, s_bin, "serve", "--bind", "tcp://127.0.0.1:*", "--store", store, file, (char *)NULL);
-    else
-      execl(s_bin, s_bin, "serve", "--bind", "tcp://127.0.0.1:*", file, (char *)NULL);
-    _exit(127);
-  }
-  close(fds[1]);
-  v->pid = s_live = pid;
-  struct pollfd p = {fds[0], POLLIN, 0};
-  char line[512];
-  size_t n = 0;
-  while (n + 1 < sizeof line) {
-    if (poll(&p, 1, WAIT_MS) <= 0) fail_msg("serve printed no line within %d ms", WAIT_MS);
-    ssize_t k = read(fds[0], line + n, 1);
-    if (k <= 0) break;
-    if (line[n++] == '\n') break;
-  }
-  line[n] = '\0';
-  close(fds[0]);
-  char *on = strstr(line, " on "), *end = on ? strchr(on + 4, ' ') : NULL;
-  if (!on || !end) {
-    int status;
-    waitpid(pid, &status, 0);
-    v->pid = s_live = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-  }
-  *end = '\0';
-  snprintf(v->endpoint, sizeof v->endpoint, "%s", on + 4);
-  return 0;
+  int r = tu_serve_start(s_bin, file, store, v->err, WAIT_MS, &v->pid, v->endpoint, sizeof v->endpoint);
+  if (r == 1000) fail_msg("serve printed no line within %d ms", WAIT_MS);
+  assert_int_not_equal(r, -1000);
+  s_live = r == 0 ? v->pid : -1;
+  if (r != 0) v->pid = -1;
+  return r;
 }
 
 /* Sends sig and waits: the exit status, or minus the signal that ended it. */
 static int s_stop(s_srv *v, int sig) {
-  kill(v->pid, sig);
-  int status;
-  assert_int_equal(waitpid(v->pid, &status, 0), v->pid);
+  int r = tu_proc_stop(v->pid, sig);
+  assert_int_not_equal(r, -1000);
   v->pid = s_live = -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  return r;
 }
 
 
