@@ -52,8 +52,9 @@ const ens_schema *ens_lottie_schema(void);
 
 /* Reads Lottie JSON (a JSON object with "fr", "ip", "op" and "layers",
  * the members every player needs; "v" is optional, as in the spec), or
- * the same compressed with gzip (Telegram's .tgs), which the document
- * remembers so that ens_lottie_write compresses it again, into a new document of kind "lottie" whose objects have ids of
+ * the same compressed with gzip (Telegram's .tgs), or the first animation
+ * of a dotLottie archive (.lottie, a zip), which the document remembers so
+ * that ens_lottie_write writes the same container again, into a new document of kind "lottie" whose objects have ids of
  * site 0. Malformed JSON gives ENS_EDECODE, input beyond the limits
  * ENS_ELIMIT, with "line L, column C: ..." in ens_error_last() and no
  * document. The caller owns *out (ens_doc_free); data is only borrowed. */
@@ -67,12 +68,20 @@ int ens_lottie_read_path(const char *path, ens_doc **out);
  * (NUL after the last byte), freed with ens_free. doc is only read. */
 int ens_lottie_write(const ens_doc *doc, unsigned char **out, size_t *out_len);
 
-/* The same in the container asked for: gzip 1 a .tgs (gzip, level 9), 0
- * plain JSON, -1 the one the document was read from (ens_lottie_write). */
-int ens_lottie_write_as(const ens_doc *doc, int gzip, unsigned char **out, size_t *out_len);
+/* Containers for ens_lottie_write_as. */
+enum {
+  ENS_LOTTIE_AS_READ = -1,     /* the one the document was read from */
+  ENS_LOTTIE_AS_JSON = 0,      /* plain JSON */
+  ENS_LOTTIE_AS_TGS = 1,       /* gzip (zlib, level 9): Telegram's .tgs */
+  ENS_LOTTIE_AS_DOTLOTTIE = 2  /* the .lottie archive it was read from, its animation replaced
+                                  (ENS_EFORMAT for a document read from elsewhere) */
+};
+/* The same in the container asked for. */
+int ens_lottie_write_as(const ens_doc *doc, int container, unsigned char **out, size_t *out_len);
 
 /* Writes doc to path atomically (temporary file beside it, fsync, rename):
- * a .tgs compressed, a .json plain, any other name as it was read. */
+ * a .tgs compressed, a .json plain, a .lottie into its archive, any other
+ * name as it was read. */
 int ens_lottie_write_path(const ens_doc *doc, const char *path);
 
 /* Identity keys for ens_doc_diff and ens_merge3 (an ens_identity_fn; user

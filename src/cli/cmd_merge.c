@@ -67,7 +67,7 @@ static int s_ends(const char *s, const char *suf) {
 static int s_kind(const char *name, const char *data, size_t len) {
   if (name && s_ends(name, ".svg")) return 1;
   if (name && s_ends(name, ".sfd")) return 0;
-  if (name && (s_ends(name, ".json") || s_ends(name, ".tgs"))) return 2;
+  if (name && (s_ends(name, ".json") || s_ends(name, ".tgs") || s_ends(name, ".lottie"))) return 2;
   if (!data) return -1;
   if (len >= 13 && memcmp(data, "SplineFontDB:", 13) == 0) return 0;
   if (ens_svg_sniff(data, len)) return 1;

@@ -21,7 +21,12 @@ static int s_is_dir(const char *path) {
 
 static int s_is_sfd(const char *path) { return s_ends_with(path, ".sfd") || s_ends_with(path, ".sfdir") || s_is_dir(path); }
 static int s_is_svg(const char *path) { return s_ends_with(path, ".svg"); }
-static int s_is_lottie(const char *path) { return s_ends_with(path, ".json") || s_ends_with(path, ".tgs"); }
+static int s_is_lottie(const char *path) {
+  return s_ends_with(path, ".json") || s_ends_with(path, ".tgs") || s_ends_with(path, ".lottie");
+}
+static int s_lottie_as(const char *path) {
+  return s_ends_with(path, ".tgs") ? ENS_LOTTIE_AS_TGS : s_ends_with(path, ".lottie") ? ENS_LOTTIE_AS_DOTLOTTIE : ENS_LOTTIE_AS_JSON;
+}
 
 int cli_doc_store_at(const char *path, char *store, size_t store_size, uint64_t *seq) {
   struct stat st;
@@ -109,7 +114,7 @@ int cli_doc_encode(const ens_doc *doc, const char *path, unsigned char **bytes, 
                    size_t err_size) {
   int rc = s_is_sfd(path)   ? ens_sfd_write(doc, bytes, len)
            : s_is_svg(path) ? ens_svg_write(doc, bytes, len)
-           : s_is_lottie(path) ? ens_lottie_write_as(doc, s_ends_with(path, ".tgs"), bytes, len)
+           : s_is_lottie(path) ? ens_lottie_write_as(doc, s_lottie_as(path), bytes, len)
                             : ens_snapshot_encode(doc, bytes, len);
   if (rc) {
     snprintf(err, err_size, "%s: %s", path, ens_error_last());

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Lottie animations through the command line: `ensemble cat` gives every
 # animation back byte for byte (to standard output and with -o; a .tgs's
-# JSON inside too), `ensemble
+# JSON inside too, a .lottie whole), `ensemble
 # info` lists the layers where an independent reading (Python's json
 # module) finds them, with their keyframes, shapes and counts; `ensemble
 # diff` and `ensemble merge` on versions of an animation; a file that is
@@ -150,6 +150,44 @@ checks=$((checks + 1))
   "$PY" -c "import gzip, sys; sys.exit(gzip.open('$TMP/b.tgs').read() != open('$TMP/a.json', 'rb').read())" ||
   fail ".json to .tgs: $(cat "$TMP/err")"
 "$BIN" info "$TMP/a.tgs" | grep -q '^  frame rate    30 fps$' || fail "info of a .tgs"
+
+# dotLottie: a zip with a manifest, the animation and an image. cat gives
+# the archive back byte for byte and the animation inside as .json; a merge
+# of an edited copy replaces that animation only, the image as it was.
+"$PY" - "$SRC/tests/fuzz/corpus/fuzz_lottie/compact.json" "$TMP" <<'PYEOF'
+import json, sys, zipfile
+anim = open(sys.argv[1], "rb").read()
+def make(path, a):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("manifest.json", json.dumps({"version": "1", "generator": "test", "animations": [{"id": "main"}]}))
+        z.writestr("animations/main.json", a)
+        z.writestr("images/img_0.png", bytes(range(256)) * 4)
+make(sys.argv[2] + "/base.lottie", anim)
+make(sys.argv[2] + "/ours.lottie", anim.replace(b'"nm":"m"', b'"nm":"marker one"'))
+PYEOF
+checks=$((checks + 1))
+"$BIN" cat -o "$TMP/same.lottie" "$TMP/base.lottie" 2>"$TMP/err" && cmp -s "$TMP/same.lottie" "$TMP/base.lottie" ||
+  fail ".lottie back: $(cat "$TMP/err")"
+"$BIN" cat -o "$TMP/inside.json" "$TMP/base.lottie" 2>"$TMP/err" &&
+  cmp -s "$TMP/inside.json" "$SRC/tests/fuzz/corpus/fuzz_lottie/compact.json" || fail ".lottie to .json: $(cat "$TMP/err")"
+checks=$((checks + 1))
+if "$BIN" merge "$TMP/base.lottie" "$TMP/ours.lottie" "$TMP/base.lottie" -o "$TMP/merged.lottie" 2>"$TMP/err"; then
+  "$PY" - "$TMP" <<'PYEOF' || fail ".lottie merge: the archive does not hold ours' animation and the image as they were"
+import sys, zipfile
+t = sys.argv[1]
+m, o, b = (zipfile.ZipFile(t + n) for n in ("/merged.lottie", "/ours.lottie", "/base.lottie"))
+ok = m.read("animations/main.json") == o.read("animations/main.json")
+ok = ok and m.read("images/img_0.png") == b.read("images/img_0.png") and m.read("manifest.json") == b.read("manifest.json")
+ok = ok and m.testzip() is None
+sys.exit(0 if ok else 1)
+PYEOF
+else
+  fail ".lottie merge: $(cat "$TMP/err")"
+fi
+printf 'PK\003\004 not a zip at all' >"$TMP/bad.lottie"
+checks=$((checks + 1))
+"$BIN" info "$TMP/bad.lottie" >"$TMP/out" 2>"$TMP/err" && fail "info of a broken .lottie succeeded"
+grep -q 'bad.lottie: line 1, column 1: a .lottie (zip) archive that libzip cannot open' "$TMP/err" || fail "broken .lottie: $(cat "$TMP/err")"
 
 # diff and merge on three versions of one animation, edited by Python
 BASE=$SRC/tests/fuzz/corpus/fuzz_lottie/compact.json

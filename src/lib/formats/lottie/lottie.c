@@ -14,12 +14,13 @@ int ens_lottie_read(const void *data, size_t len, ens_doc **out) {
   if (!out || (!data && len)) return ens__error(ENS_EINVAL, "ens_lottie_read needs data and an output");
   *out = NULL;
   if (len > ENS_LOTTIE_MAX_FILE) return ens__error(ENS_ELIMIT, "the file is larger than %zu bytes", ENS_LOTTIE_MAX_FILE);
-  char *inflated = NULL;
-  int gz = ens__lj_is_gzip(data, len), rc;
-  if (gz) {
-    if ((rc = ens__lj_gunzip(data, len, &inflated, &len))) return rc;
-    data = inflated;
-  }
+  char *inflated = NULL, entry[600];
+  const void *archive = data;
+  size_t archive_len = len;
+  int gz = ens__lj_is_gzip(data, len), zip = !gz && ens__lj_is_zip(data, len), rc;
+  if (gz && (rc = ens__lj_gunzip(data, len, &inflated, &len))) return rc;
+  if (zip && (rc = ens__lj_unzip(data, len, &inflated, &len, entry, sizeof entry))) return rc;
+  if (gz || zip) data = inflated;
   ens_doc *doc = ens_doc_new(ENS_LOTTIE_KIND, 0);
   if (!doc) {
     free(inflated);
@@ -27,10 +28,17 @@ int ens_lottie_read(const void *data, size_t len, ens_doc **out) {
   }
   rc = ens__lj_build(doc, data ? data : "", len);
   free(inflated);
-  if (!rc && gz) {
+  if (!rc && (gz || zip)) {
     const char *k = ens__atom(doc, ENS__LJ_CONTAINER, strlen(ENS__LJ_CONTAINER));
-    ens_value v = ens_str("gzip");
+    ens_value v = ens_str(gz ? "gzip" : "zip");
     rc = k ? ens__obj_set_prop(doc, doc->root, k, &v, NULL) : ens__error(ENS_ENOMEM, "out of memory reading Lottie");
+  }
+  if (!rc && zip) {
+    const char *kz = ens__atom(doc, ENS__LJ_ZIP, strlen(ENS__LJ_ZIP));
+    const char *ke = ens__atom(doc, ENS__LJ_ENTRY, strlen(ENS__LJ_ENTRY));
+    ens_value vz = ens_bytes(archive, archive_len), ve = ens_str(entry);
+    rc = kz && ke ? ens__obj_set_prop(doc, doc->root, kz, &vz, NULL) : ens__error(ENS_ENOMEM, "out of memory reading Lottie");
+    if (!rc) rc = ens__obj_set_prop(doc, doc->root, ke, &ve, NULL);
   }
   if (!rc) {
     ens__doc_mark_as_read(doc);
@@ -55,10 +63,10 @@ int ens_lottie_read_path(const char *path, ens_doc **out) {
 }
 
 int ens_lottie_write(const ens_doc *doc, unsigned char **out, size_t *out_len) {
-  return ens_lottie_write_as(doc, -1, out, out_len);
+  return ens_lottie_write_as(doc, ENS_LOTTIE_AS_READ, out, out_len);
 }
 
-int ens_lottie_write_as(const ens_doc *doc, int gzip, unsigned char **out, size_t *out_len) {
+int ens_lottie_write_as(const ens_doc *doc, int container, unsigned char **out, size_t *out_len) {
   if (!doc || !out) return ens__error(ENS_EINVAL, "ens_lottie_write needs a document and an output");
   *out = NULL;
   if (out_len) *out_len = 0;
@@ -73,8 +81,26 @@ int ens_lottie_write_as(const ens_doc *doc, int gzip, unsigned char **out, size_
   if (!bytes) return ens__error(ENS_ENOMEM, "out of memory writing Lottie");
   const char *k = ens__atom_find(doc, ENS__LJ_CONTAINER, strlen(ENS__LJ_CONTAINER));
   const ens__prop *p = k ? ens__obj_find_prop(doc->root, k) : NULL;
-  if (gzip < 0) gzip = p && p->type == ENS_STR;
-  if (gzip) {
+  int kept = p && p->type == ENS_STR ? (p->len == 3 && memcmp(p->u.s, "zip", 3) == 0 ? ENS_LOTTIE_AS_DOTLOTTIE
+                                                                                    : ENS_LOTTIE_AS_TGS)
+                                      : ENS_LOTTIE_AS_JSON;
+  int gzip = container == ENS_LOTTIE_AS_READ ? kept : container;
+  if (gzip == ENS_LOTTIE_AS_DOTLOTTIE) {
+    const char *kz = ens__atom_find(doc, ENS__LJ_ZIP, strlen(ENS__LJ_ZIP));
+    const char *ke = ens__atom_find(doc, ENS__LJ_ENTRY, strlen(ENS__LJ_ENTRY));
+    const ens__prop *z = kz ? ens__obj_find_prop(doc->root, kz) : NULL, *e = ke ? ens__obj_find_prop(doc->root, ke) : NULL;
+    if (!z || z->type != ENS_BYTES || !e || e->type != ENS_STR) {
+      ens_free(bytes);
+      return ens__error(ENS_EFORMAT, "this animation was not read from a .lottie: there is no archive to write it into");
+    }
+    unsigned char *zb;
+    size_t zn;
+    rc = ens__lj_rezip(z->u.s, z->len, e->u.s, bytes, n, &zb, &zn);
+    ens_free(bytes);
+    if (rc) return rc;
+    bytes = zb;
+    n = zn;
+  } else if (gzip == ENS_LOTTIE_AS_TGS) {
     unsigned char *gz;
     size_t gn;
     rc = ens__lj_gzip(bytes, n, &gz, &gn);
@@ -92,8 +118,11 @@ int ens_lottie_write_path(const ens_doc *doc, const char *path) {
   if (!path) return ens__error(ENS_EINVAL, "ens_lottie_write_path needs a path");
   unsigned char *bytes;
   size_t n, pl = strlen(path);
-  int gzip = pl >= 4 && strcasecmp(path + pl - 4, ".tgs") == 0 ? 1 : pl >= 5 && strcasecmp(path + pl - 5, ".json") == 0 ? 0 : -1;
-  int rc = ens_lottie_write_as(doc, gzip, &bytes, &n);
+  int as = pl >= 4 && strcasecmp(path + pl - 4, ".tgs") == 0      ? ENS_LOTTIE_AS_TGS
+           : pl >= 5 && strcasecmp(path + pl - 5, ".json") == 0   ? ENS_LOTTIE_AS_JSON
+           : pl >= 7 && strcasecmp(path + pl - 7, ".lottie") == 0 ? ENS_LOTTIE_AS_DOTLOTTIE
+                                                                  : ENS_LOTTIE_AS_READ;
+  int rc = ens_lottie_write_as(doc, as, &bytes, &n);
   if (rc) return rc;
   ens__file_clean_temps(path);
   rc = ens__file_write_atomic(path, bytes, n);

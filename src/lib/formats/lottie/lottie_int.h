@@ -93,6 +93,17 @@ int ens__lj_build(ens_doc *doc, const char *text, size_t n);
 int ens__lj_is_gzip(const void *data, size_t len);
 int ens__lj_gunzip(const void *data, size_t len, char **out, size_t *out_len);
 int ens__lj_gzip(const unsigned char *in, size_t n, unsigned char **out, size_t *out_len);
+
+/* dotLottie (dotlottie.c): whether data starts as a zip does; the
+ * manifest's first animation's JSON (malloc'd) and its entry's name; the
+ * archive zip with that entry's text made json (the archive itself, byte
+ * for byte, when json is what it holds; malloc'd, NUL after). */
+#define ENS__LJ_ZIP "~zip"     /* root: the whole .lottie archive as read */
+#define ENS__LJ_ENTRY "~entry" /* root: the animation's entry in it */
+int ens__lj_is_zip(const void *data, size_t len);
+int ens__lj_unzip(const void *data, size_t len, char **json, size_t *json_len, char *entry, size_t entry_size);
+int ens__lj_rezip(const char *zip, size_t zn, const char *entry, const unsigned char *json, size_t jn,
+                  unsigned char **out, size_t *out_len);
 int ens__lj_write_doc(const ens_doc *doc, ens_buf *out);
 
 #endif

@@ -85,9 +85,15 @@ static int s_props(const ens_obj *o, char *why, size_t size) {
                       list ? "array" : "object");
       continue;
     }
-    if (strcmp(key, ENS__LJ_CONTAINER) == 0) {
-      if (o->parent || p->type != ENS_STR || p->len != 4 || memcmp(p->u.s, "gzip", 4) != 0)
-        return s_fail(o, why, size, ENS_EFORMAT, "'%s' is the animation's own, and only \"gzip\" (a .tgs)", key);
+    if (strcmp(key, ENS__LJ_CONTAINER) == 0 || strcmp(key, ENS__LJ_ZIP) == 0 || strcmp(key, ENS__LJ_ENTRY) == 0) {
+      /* the container the file came in: the reader's to set */
+      if (o->parent) return s_fail(o, why, size, ENS_EFORMAT, "'%s' is the animation's own", key);
+      int ok = strcmp(key, ENS__LJ_ZIP) == 0 ? p->type == ENS_BYTES && ens__lj_is_zip(p->u.s, p->len)
+               : strcmp(key, ENS__LJ_ENTRY) == 0
+                   ? p->type == ENS_STR && p->len && ens__utf8_valid(p->u.s, p->len)
+                   : p->type == ENS_STR && ((p->len == 4 && memcmp(p->u.s, "gzip", 4) == 0) ||
+                                            (p->len == 3 && memcmp(p->u.s, "zip", 3) == 0));
+      if (!ok) return s_fail(o, why, size, ENS_EFORMAT, "'%s' does not say a container the writer knows", key);
       continue;
     }
     if (strcmp(key, ENS_LOTTIE_KEY) == 0) {
