@@ -12,12 +12,13 @@ static const cli_option s_options[] = {
     {0}};
 
 static const cli_spec s_spec = {
-    "cat", "[-o PATH] FILE.sfd | -o DIR DIR.sfdir | [-o PATH] FILE.svg | [-o PATH] FILE.json",
+    "cat", "[-o PATH] FILE.sfd | -o DIR DIR.sfdir | [-o PATH] FILE.svg | [-o PATH] FILE.json|.tgs|.lottie",
     "Reads a FontForge font through Ensemble's SFD reader (or an SVG drawing\n"
     "through its SVG reader, a Lottie animation through its Lottie reader) and\n"
-    "writes it back\n"
-    "without edits: to standard output, or to PATH. The bytes are the input's\n"
-    "(compare with cmp). An SFDir directory is written to a directory only.",
+    "writes it back without edits: to standard output, or to PATH. The bytes\n"
+    "are the input's (compare with cmp). An SFDir directory is written to a\n"
+    "directory only. An animation goes to PATH in the container its name says:\n"
+    ".json plain, .tgs compressed, .lottie into the archive it came from.",
     s_options, 1, 1};
 
 int cli_cmd_cat(int argc, char **argv) {

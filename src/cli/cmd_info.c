@@ -14,13 +14,13 @@
 static const cli_option s_options[] = {{0}};
 
 static const cli_spec s_spec = {
-    "info", "FILE.sfd | DIR.sfdir | FILE.svg | FILE.json",
+    "info", "FILE.sfd | DIR.sfdir | FILE.svg | FILE.json|.tgs|.lottie",
     "Reads a FontForge font (a .sfd file or an SFDir directory) and describes\n"
     "it: the SFD version and font name, how many glyphs, which layers the\n"
     "glyphs use, its size on disk, the objects Ensemble made of it (by kind)\n"
     "and how long reading took. An SVG drawing is described the same way:\n"
     "its root element, encoding, elements, text nodes and objects by kind;\n"
-    "a Lottie animation (.json) by its size, frame rate, frames, layers,\n"
+    "a Lottie animation (.json, .tgs, .lottie) by its size, frame rate, frames, layers,\n"
     "animated properties and keyframes.",
     s_options, 1, 1};
 
