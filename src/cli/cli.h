@@ -151,6 +151,13 @@ int cli_clean_temps(const char *path);
 typedef enum { CLI_KIND_SFD, CLI_KIND_SVG, CLI_KIND_LOTTIE } cli_file_kind;
 cli_file_kind cli_kind_of(const char *path);
 
+/* `ensemble render` of a Lottie animation (render_anim.c): frame_opt and
+ * frames_opt are --frame's and --frames' values (NULL when absent), out a
+ * PNG or, with frames_opt and not animate, a directory. Returns the exit
+ * status, after printing why on failure. */
+int cli_render_anim(const char *cmd, const char *path, const char *data, size_t len, const char *out,
+                    const char *frame_opt, const char *frames_opt, int animate, ens_render_size size);
+
 /* `ensemble info` and `cat` for drawings (cmd_svg.c). */
 int cli_info_svg(const char *cmd, const char *path);
 int cli_cat_svg(const char *cmd, const char *path, const char *out);

@@ -1,6 +1,7 @@
 /* `ensemble render FILE.svg -o OUT.png`: a drawing to PNG through librsvg,
  * at its own size or the size asked for. Nothing outside the file is
- * loaded (see ensemble/render.h). */
+ * loaded (see ensemble/render.h). A Lottie animation (recognised by its
+ * bytes) goes to render_anim.c. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,16 +17,31 @@ static const cli_option s_options[] = {
     {"output", 'o', "OUT.png", "the PNG to write (atomically); required"},
     {"width", 'w', "PIXELS", "image width; alone, the height follows the drawing's proportions"},
     {"height", 'H', "PIXELS", "image height; alone, the width follows"},
-    {"timeout", 't', "SECONDS", "give up on a drawing that takes longer (default 30)"},
+    {"timeout", 't', "SECONDS", "give up on a drawing, or an animation's frame, that takes longer (default 30)"},
+    {"frame", 'f', "N", "animation: the frame to render (default: its first, \"ip\")"},
+    {"frames", 'F', "A..B", "animation: frames A to B, one PNG each into the directory OUT (ends may be left out)"},
+    {"animate", 'a', NULL, "animation: its frames (all, or --frames) as one animated PNG"},
     {0}};
 
 static const cli_spec s_spec = {
-    "render", "FILE.svg -o OUT.png [--width N] [--height N] [--timeout S]",
+    "render",
+    "FILE.svg -o OUT.png [--width N] [--height N] [--timeout S]\n"
+    "       ensemble render ANIM.json|ANIM.tgs [--frame N] -o OUT.png [size, timeout]\n"
+    "       ensemble render ANIM.json|ANIM.tgs --frames A..B -o DIR [size, timeout]\n"
+    "       ensemble render ANIM.json|ANIM.tgs --animate [--frames A..B] -o OUT.png [size, timeout]",
     "Renders an SVG drawing to a PNG image with librsvg. Without a size the\n"
     "image takes the drawing's own (its width and height, else its viewBox);\n"
     "the drawing is scaled to fit the size given and centred. External files\n"
     "and URLs the drawing names are not loaded. Images are limited to 16384\n"
-    "pixels a side and 64 Mpixels.",
+    "pixels a side and 64 Mpixels.\n"
+    "\n"
+    "A Lottie animation (JSON, or a gzipped .tgs) renders through rlottie:\n"
+    "one frame (numbered as the file numbers them, from its \"ip\" to its\n"
+    "\"op\" - 1) to OUT.png; with --frames, frames A to B into the directory\n"
+    "DIR (made when absent) as NAME-FRAME.png; with --animate, as one\n"
+    "animated PNG (APNG) at the animation's frame rate. The timeout is for\n"
+    "loading and for each frame. Images the animation names by path are not\n"
+    "read; embedded ones are drawn.",
     s_options, 1, 1};
 
 /* A positive pixel count from an option; 0 when absent, -1 when bad. */
@@ -53,6 +69,19 @@ int cli_cmd_render(int argc, char **argv) {
   size_t len;
   char err[512];
   if (cli_read_file(path, S_MAX_SVG, &data, &len, err, sizeof err) != 0) return cli_fail(s_spec.name, "%s", err);
+  const char *frame = cli_opt(&s_spec, &args, "frame"), *frames = cli_opt(&s_spec, &args, "frames");
+  int animate = cli_opt(&s_spec, &args, "animate") != NULL;
+  if (ens_render_is_lottie(data, len)) {
+    rc = cli_render_anim(s_spec.name, path, data, len, out, frame, frames, animate, size);
+    free(data);
+    if (rc == CLI_USAGE) cli_print_help(&s_spec, stderr);
+    return rc;
+  }
+  if (frame || frames || animate) {
+    free(data);
+    return cli_usage_error(&s_spec, "%s is not a Lottie animation: --frame, --frames and --animate are for those",
+                           path);
+  }
   ens_image img;
   rc = ens_render_svg(data, len, size, &img);
   free(data);

@@ -13,7 +13,7 @@ const cli_command cli_commands[] = {
     {"cat", "read a FontForge font and write it back unedited", cli_cmd_cat},
     {"edit", "apply a script of glyph edits to a FontForge font", cli_cmd_edit},
     {"diff", "list what changed between two versions of a font or drawing, object by object", cli_cmd_diff},
-    {"render", "render an SVG drawing to a PNG image", cli_cmd_render},
+    {"render", "render an SVG drawing or a Lottie animation's frames to PNG", cli_cmd_render},
     {"keygen", "make a key pair for encrypted sessions", cli_cmd_keygen},
     {"serve", "host a real-time session for a font or snapshot", cli_cmd_serve},
     {"watch", "join a session, report its events, optionally save the document", cli_cmd_watch},

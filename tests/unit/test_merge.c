@@ -981,6 +981,57 @@ static void test_svg_references_in_text_go_with_what_they_name(void **state) {
   }
 }
 
+/* Merges three SVG texts read from files (matched by keys) and returns the
+ * merged text; *conflicts gets the count. */
+static char *s_svg_merge(const char *b, const char *o, const char *t, size_t *conflicts) {
+  ens_doc *base = s_svg(b), *ours = s_svg(o), *theirs = s_svg(t);
+  ens_merge_opts opts = {ens_svg_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_KEY, ENS_MERGE_PREFER_OURS,
+                         ens_svg_refs, NULL};
+  ens_merge *m;
+  if (ens_merge3(base, ours, theirs, &opts, &m) != 0) fail_msg("merge: %s", ens_error_last());
+  assert_int_equal(ens_doc_apply(theirs, ens_merge_txn(m), ENS_ORIGIN_LOCAL, NULL), 0);
+  unsigned char *text;
+  size_t len;
+  assert_int_equal(ens_svg_write(theirs, &text, &len), 0);
+  char *out = malloc(len + 1);
+  assert_non_null(out);
+  memcpy(out, text, len);
+  out[len] = '\0';
+  *conflicts = ens_merge_conflict_count(m);
+  ens_free(text);
+  ens_merge_free(m);
+  ens_doc_free(base);
+  ens_doc_free(ours);
+  ens_doc_free(theirs);
+  return out;
+}
+
+/* Both sides inserting the same unnamed objects (text, a rect without id)
+ * at one place is one insert: taken once, as diff3 takes a change both
+ * sides made. The same content at two different places is two inserts. */
+static void test_same_insert_on_both_sides_is_taken_once(void **state) {
+  (void)state;
+  const char *base = S_SVG_HEAD "  <rect id=\"a\"/>\n  <rect id=\"b\"/>\n</svg>\n";
+  const char *both = S_SVG_HEAD "  <rect id=\"a\"/>\n  <rect x=\"1\"/>\n  <rect id=\"b\"/>\n  <g><rect x=\"2\"/></g>\n</svg>\n";
+  size_t conflicts;
+  char *out = s_svg_merge(base, both, both, &conflicts);
+  assert_int_equal(conflicts, 0);
+  if (strcmp(out, both) != 0) fail_msg("merged:\n%s\nwant:\n%s", out, both);
+  free(out);
+  /* the same rect, after a on one side and after b on the other: both stay */
+  const char *ours = S_SVG_HEAD "  <rect id=\"a\"/>\n  <rect x=\"1\"/>\n  <rect id=\"b\"/>\n</svg>\n";
+  const char *theirs = S_SVG_HEAD "  <rect id=\"a\"/>\n  <rect id=\"b\"/>\n  <rect x=\"1\"/>\n</svg>\n";
+  out = s_svg_merge(base, ours, theirs, &conflicts);
+  assert_int_equal(s_count_text((unsigned char *)out, strlen(out), "<rect x=\"1\"/>"), 2);
+  free(out);
+  /* at one place but different: both stay, ours first */
+  theirs = S_SVG_HEAD "  <rect id=\"a\"/>\n  <rect x=\"3\"/>\n  <rect id=\"b\"/>\n</svg>\n";
+  out = s_svg_merge(base, ours, theirs, &conflicts);
+  assert_int_equal(s_count_text((unsigned char *)out, strlen(out), "<rect x=\"1\"/>"), 1);
+  assert_int_equal(s_count_text((unsigned char *)out, strlen(out), "<rect x=\"3\"/>"), 1);
+  free(out);
+}
+
 /* The file mirror's case on a real font: the session (theirs, sharing
  * base's ids) changed some glyphs while the editor, holding base, changed
  * others and saved (ours, read from the saved file). Frees base. */
@@ -1219,6 +1270,7 @@ int main(void) {
       cmocka_unit_test(test_a_reference_to_an_insert_that_goes_goes_too),
       cmocka_unit_test(test_what_a_kept_object_names_is_kept_with_it),
       cmocka_unit_test(test_svg_references_in_text_go_with_what_they_name),
+      cmocka_unit_test(test_same_insert_on_both_sides_is_taken_once),
       cmocka_unit_test(test_a_move_into_what_theirs_deleted_leaves_the_object_where_theirs_has_it),
       cmocka_unit_test(test_a_move_into_what_ours_deleted_is_resolved_by_prefer),
       cmocka_unit_test(test_ours_inserting_under_what_theirs_moved_follows_the_move),

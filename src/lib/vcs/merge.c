@@ -2,7 +2,7 @@
  * object of the three documents that is one object of the merge becomes one
  * node, found by id (a side that shares ids with base), by identity keys
  * top-down like the diff (a side read from a file), and for objects both
- * sides inserted under one parent, by name. */
+ * sides inserted under one parent, by name, then by content at one place. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,8 +196,103 @@ static int s_node_for(ens_merge *m, int side, const ens_obj *o, uint32_t parent,
   return ens__idx_put(&m->map[side], o->id, i);
 }
 
+/* 1 when objects o (ours) and t (theirs) hold the same: kind, properties
+ * (references by what they name) and children, in order. */
+static int s_same_content(const ens_merge *m, const ens_obj *o, const ens_obj *t, int depth) {
+  if (strcmp(o->kind, t->kind) != 0 || o->nkids != t->nkids) return 0;
+  if (depth > ENS_MAX_DEPTH) return 0;
+  size_t no = 0, nt = 0;
+  for (uint32_t i = 0; i < o->nprops; i++) {
+    const ens__prop *p = &o->props[i];
+    if (p->type == ENS_NIL) continue;
+    no++;
+    ens_value a = ens__prop_value(p), b;
+    if (ens_obj_get(t, ens__prop_key(o, p), &b) != 0 || !ens__merge_value_eq(m, ENS__OURS, &a, ENS__THEIRS, &b))
+      return 0;
+  }
+  for (uint32_t i = 0; i < t->nprops; i++) nt += t->props[i].type != ENS_NIL;
+  if (no != nt) return 0;
+  for (uint32_t i = 0; i < o->nkids; i++)
+    if (!s_same_content(m, o->kids[i], t->kids[i], depth + 1)) return 0;
+  return 1;
+}
+
+/* A new child not matched by key, with the node of the nearest sibling
+ * before it that is one (S_NONE at the start of the list). */
+typedef struct {
+  uint32_t anchor;
+  uint32_t at; /* index among the parent's children */
+  const ens_obj *obj;
+} s_loose;
+
+static int s_loose_cmp(const void *x, const void *y) {
+  const s_loose *a = x, *b = y;
+  if (a->anchor != b->anchor) return a->anchor < b->anchor ? -1 : 1;
+  return (a->at > b->at) - (a->at < b->at);
+}
+
+static size_t s_loose_list(const ens_merge *m, int side, const ens_obj *parent, s_loose *out) {
+  size_t n = 0;
+  uint32_t anchor = S_NONE;
+  for (uint32_t k = 0; k < parent->nkids; k++) {
+    uint32_t i = ens__merge_node_of(m, side, parent->kids[k]);
+    if (i != S_NONE) anchor = i;
+    else out[n++] = (s_loose){anchor, k, parent->kids[k]};
+  }
+  return n;
+}
+
+/* New children both sides inserted at one place with the same content are
+ * one insert, taken once, as diff3 takes a change both sides made: under
+ * each anchor (the sibling before them that both sides hold), ours' run is
+ * matched in order to theirs' run by content. These are children the keys
+ * left over (no key, or a place under an object of base). Two sessions'
+ * documents (both matched by id) keep both: there each insert is someone's
+ * own edit. */
+static int s_match_same_inserts(ens_merge *m, uint32_t p) {
+  if (s_by_id(m, ENS__OURS) && s_by_id(m, ENS__THEIRS)) return 0;
+  const ens_obj *po = m->nodes[p].obj[ENS__OURS], *pt = m->nodes[p].obj[ENS__THEIRS];
+  s_loose *lo = malloc(po->nkids * sizeof *lo), *lt = malloc(pt->nkids * sizeof *lt);
+  int rc = 0;
+  if (!lo || !lt) {
+    rc = ens__error(ENS_ENOMEM, "out of memory merging");
+    goto done;
+  }
+  size_t no = s_loose_list(m, ENS__OURS, po, lo), nt = s_loose_list(m, ENS__THEIRS, pt, lt);
+  if (!no || !nt) goto done;
+  qsort(lt, nt, sizeof *lt, s_loose_cmp);
+  for (size_t a = 0; a < no && !rc;) {
+    size_t b = a;
+    while (b < no && lo[b].anchor == lo[a].anchor) b++; /* ours' run [a, b) */
+    size_t j = 0, hi = nt;
+    while (j < hi) { /* first of theirs' run with the same anchor */
+      size_t mid = j + (hi - j) / 2;
+      if (lt[mid].anchor < lo[a].anchor) j = mid + 1;
+      else hi = mid;
+    }
+    for (size_t k = a; k < b && !rc; k++) {
+      for (size_t q = j; q < nt && lt[q].anchor == lo[a].anchor; q++) {
+        if (!s_same_content(m, lo[k].obj, lt[q].obj, 0)) continue;
+        uint32_t i;
+        if ((rc = s_node_for(m, ENS__OURS, lo[k].obj, p, &i))) break;
+        m->nodes[i].obj[ENS__THEIRS] = lt[q].obj;
+        m->nodes[i].par[ENS__THEIRS] = p;
+        rc = ens__idx_put(&m->map[ENS__THEIRS], lt[q].obj->id, i);
+        j = q + 1; /* in order: the next match comes after this one */
+        break;
+      }
+    }
+    a = b;
+  }
+done:
+  free(lo);
+  free(lt);
+  return rc;
+}
+
 /* The new children of both sides under node p, matched by key: each pair
- * becomes one node. Under an object of base, only names match. */
+ * becomes one node. Under an object of base, only names match; then equal
+ * inserts at one place (s_match_same_inserts). */
 static int s_match_new_kids(ens_merge *m, uint32_t p) {
   ens__mnode *pn = &m->nodes[p];
   pn->flags |= ENS__N_BATCHED;
@@ -226,6 +321,7 @@ static int s_match_new_kids(ens_merge *m, uint32_t p) {
     m->nodes[i].par[ENS__THEIRS] = p;
     rc = ens__idx_put(&m->map[ENS__THEIRS], match[k]->id, i);
   }
+  if (!rc) rc = s_match_same_inserts(m, p);
 done:
   free(os);
   free(ts);
