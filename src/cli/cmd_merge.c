@@ -263,7 +263,7 @@ int cli_cmd_merge(int argc, char **argv) {
   for (size_t i = 0; i < nc; i++) {
     const ens_merge_conflict *c = ens_merge_conflict_at(m, i);
     const ens_obj *o = c->id ? ens_doc_get(theirs0, c->id) : NULL;
-    if (cli_merge_is_noise(svg, o, c)) noise++;
+    if (cli_merge_is_noise(ens_doc_kind(theirs), o, c)) noise++;
     else list[nlist++] = c;
   }
   if (nlist && svg != 2) { /* an animation's conflicts are reported, ours kept, not marked in the file */

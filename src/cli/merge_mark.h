@@ -10,9 +10,9 @@
 /* 1 when a conflict is editor noise (FontForge's ModificationTime and
  * window state, Inkscape's view of the canvas, a point's selection bit):
  * it never counts, and the merge's choice (ours) stands without a mark.
- * obj is the conflicting object in theirs (may be NULL). */
-/* svg, here and below: 0 for a font, 1 for a drawing, 2 for a Lottie animation. */
-int cli_merge_is_noise(int svg, const ens_obj *obj, const ens_merge_conflict *c);
+ * obj is the conflicting object in theirs (may be NULL); doc_kind names
+ * the format whose noise list applies (ens_format_noise). */
+int cli_merge_is_noise(const char *doc_kind, const ens_obj *obj, const ens_merge_conflict *c);
 
 /* What a mark made, for the report. */
 typedef struct {
@@ -35,7 +35,8 @@ int cli_merge_mark_svg(ens_doc *merged, const ens_doc *ours, const ens_doc *thei
 
 /* A value for people: numbers as the formats print them, strings quoted
  * and cut at max bytes, a reference by the identity path of what it names
- * in doc. Writes into buf (always NUL-terminated). */
+ * in doc. Writes into buf (always NUL-terminated). svg, here and below: 0
+ * for a font, 1 for a drawing, 2 for a Lottie animation. */
 void cli_merge_value_str(const ens_doc *doc, int svg, ens_value v, char *buf, size_t size, size_t max);
 /* The identity path of o ("glyph a/layer 1"), as the merge writes paths. */
 void cli_merge_obj_path(const ens_obj *o, int svg, char *buf, size_t size);

@@ -5,37 +5,16 @@
 
 #include "merge_mark.h"
 
-/* What editors write on every save that says nothing about the design:
- * FontForge's save time and window state, Inkscape's view of the canvas
- * and its own version. Both sides change these all the time; the merge's
+/* What editors write on every save that says nothing about the design
+ * (FontForge's save time and window state, Inkscape's view of the canvas)
+ * is the format's noise, the same list the diff leaves out
+ * (ens_format_noise): both sides change it all the time, and the merge's
  * choice (ours) stands silently. */
-static const char *const s_sfd_root_noise[] = {"ModificationTime", "WinInfo", "DisplaySize", "DisplayLayer", NULL};
-static const char *const s_svg_namedview_noise[] = {
-    "inkscape:zoom",         "inkscape:cx",       "inkscape:cy",       "inkscape:window-width",
-    "inkscape:window-height", "inkscape:window-x", "inkscape:window-y", "inkscape:window-maximized",
-    "inkscape:current-layer", "inkscape:document-rotation", NULL};
-static const char *const s_svg_any_noise[] = {"inkscape:version", "sodipodi:docname", "sodipodi:docbase",
-                                              "inkscape:output_extension", NULL};
-
-static int s_in(const char *const *list, const char *key) {
-  for (; *list; list++)
-    if (strcmp(*list, key) == 0) return 1;
-  return 0;
-}
-
-int cli_merge_is_noise(int svg, const ens_obj *obj, const ens_merge_conflict *c) {
+int cli_merge_is_noise(const char *doc_kind, const ens_obj *obj, const ens_merge_conflict *c) {
   if (c->kind != ENS_CONFLICT_SET && c->kind != ENS_CONFLICT_INSERT) return 0;
-  if (!c->key || svg == 2) return 0; /* Lottie: no editor noise known */
-  if (svg) {
-    if (s_in(s_svg_any_noise, c->key)) return 1;
-    return obj && strcmp(ens_obj_kind(obj), "sodipodi:namedview") == 0 && s_in(s_svg_namedview_noise, c->key);
-  }
-  if (obj && !ens_obj_parent(obj)) return s_in(s_sfd_root_noise, c->key);
-  /* a point selected on one side only: FontForge saves the selection in the flags */
-  if (obj && strcmp(ens_obj_kind(obj), "point") == 0 && strcmp(c->key, "flags") == 0 && c->ours.type == ENS_INT &&
-      c->theirs.type == ENS_INT)
-    return ((c->ours.u.i ^ c->theirs.u.i) & ~(int64_t)0x4) == 0;
-  return 0;
+  if (!c->key || !obj) return 0;
+  ens_noise_fn noise = ens_format_noise(doc_kind);
+  return noise && noise(obj, c->key, c->ours, c->theirs, NULL) == 1;
 }
 
 void cli_merge_obj_path(const ens_obj *o, int svg, char *buf, size_t size) {

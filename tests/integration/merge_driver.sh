@@ -43,6 +43,21 @@ cmp -s "$FONT" "$TMP/keep.sfd" || fail "a failed driver run changed OURS"
 check "merge of three equal fonts" $? 0
 cmp -s "$FONT" "$TMP/same.sfd" || fail "merging three equal fonts changed the font"
 
+# editor noise both sides changed two ways (the view of the canvas, the
+# save time, a glyph's "open in a window" flag) merges cleanly: ours' stands
+sed "s/inkscape:zoom='1'/inkscape:zoom='2'/; s/inkscape:cx='-229.23748'/inkscape:cx='5'/" "$DRAWING" > "$TMP/view-ours.svg"
+sed "s/inkscape:zoom='1'/inkscape:zoom='3'/; s/inkscape:cx='-229.23748'/inkscape:cx='6'/" "$DRAWING" > "$TMP/view-theirs.svg"
+"$BIN" merge --json "$DRAWING" "$TMP/view-ours.svg" "$TMP/view-theirs.svg" -o "$TMP/view.svg" > "$TMP/view.json"
+check "merge of the canvas view changed two ways" $? 0
+grep -q '"noise":2' "$TMP/view.json" || fail "the two view changes are not counted as noise: $(cat "$TMP/view.json")"
+cmp -s "$TMP/view.svg" "$TMP/view-ours.svg" || fail "the merged view is not ours'"
+sed 's/^Flags: W$/Flags: OW/' "$FONT" | awk '{ print } /^CreationTime:/ { print "ModificationTime: 1700000001" }' > "$TMP/time-ours.sfd"
+awk '{ print } /^CreationTime:/ { print "ModificationTime: 1700000002" }' "$FONT" > "$TMP/time-theirs.sfd"
+"$BIN" merge --json "$FONT" "$TMP/time-ours.sfd" "$TMP/time-theirs.sfd" -o "$TMP/time.sfd" > "$TMP/time.json"
+check "merge of the save time changed two ways" $? 0
+grep -q '"noise":1' "$TMP/time.json" || fail "the save time is not counted as noise: $(cat "$TMP/time.json")"
+cmp -s "$TMP/time.sfd" "$TMP/time-ours.sfd" || fail "the merged font is not ours'"
+
 # --- a repository with the driver -------------------------------------------
 R=$TMP/repo
 mkdir -p "$R" && cd "$R" || exit 1

@@ -8,55 +8,20 @@
 
 #include "../util/error.h"
 #include "../util/hash.h"
+#include "../util/idtab.h"
 #include "ensemble/diff.h"
 #include "match.h"
 #include "ops.h"
 #include "place.h"
 
 /* B id -> A id */
-typedef struct {
-  ens_id *from, *to;
-  size_t cap, count;
-} s_map;
+typedef ens__idtab s_map;
 
-static int s_map_put(s_map *m, ens_id from, ens_id to) {
-  if ((m->count + 1) * 2 > m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 256;
-    ens_id *f = calloc(cap, sizeof *f), *t = malloc(cap * sizeof *t);
-    if (!f || !t) {
-      free(f);
-      free(t);
-      return ens__error(ENS_ENOMEM, "out of memory diffing");
-    }
-    for (size_t j = 0; j < m->cap; j++) {
-      if (!m->from[j]) continue;
-      size_t i = (size_t)ens__mix64(m->from[j]) & (cap - 1);
-      while (f[i]) i = (i + 1) & (cap - 1);
-      f[i] = m->from[j];
-      t[i] = m->to[j];
-    }
-    free(m->from);
-    free(m->to);
-    m->from = f;
-    m->to = t;
-    m->cap = cap;
-  }
-  size_t i = (size_t)ens__mix64(from) & (m->cap - 1);
-  while (m->from[i] && m->from[i] != from) i = (i + 1) & (m->cap - 1);
-  if (!m->from[i]) m->count++;
-  m->from[i] = from;
-  m->to[i] = to;
-  return 0;
-}
+static int s_map_put(s_map *m, ens_id from, ens_id to) { return ens__idtab_put(m, from, to); }
 
 static ens_id s_map_get(const s_map *m, ens_id from) {
-  if (!m->cap) return ENS_ID_NONE;
-  size_t i = (size_t)ens__mix64(from) & (m->cap - 1);
-  while (m->from[i]) {
-    if (m->from[i] == from) return m->to[i];
-    i = (i + 1) & (m->cap - 1);
-  }
-  return ENS_ID_NONE;
+  uint64_t v;
+  return ens__idtab_find(m, from, &v) ? (ens_id)v : ENS_ID_NONE;
 }
 
 typedef struct {
@@ -195,10 +160,8 @@ int ens_doc_diff(ens_doc *a, const ens_doc *b, ens_identity_fn identity, void *u
   int rc = d.txn ? 0 : ENS_ENOMEM;
   if (!rc) rc = ens__tree_match(a->root, b->root, identity, user, s_matched, &d);
   if (!rc) rc = s_emit(&d, a->root, b->root);
-  free(d.b2a.from);
-  free(d.b2a.to);
-  free(d.matched.from);
-  free(d.matched.to);
+  ens__idtab_free(&d.b2a);
+  ens__idtab_free(&d.matched);
   if (rc) {
     ens_txn_free(d.txn);
     return rc;

@@ -14,53 +14,15 @@
 
 /* --- id -> object maps (open addressing) ---------------------------------- */
 
-static int s_map_put(s_map *m, ens_id id, const ens_obj *o) {
-  if ((m->count + 1) * 2 > m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 256;
-    ens_id *k = calloc(cap, sizeof *k);
-    const ens_obj **v = malloc(cap * sizeof *v);
-    if (!k || !v) {
-      free(k);
-      free(v);
-      return ens__error(ENS_ENOMEM, "out of memory comparing documents");
-    }
-    for (size_t j = 0; j < m->cap; j++) {
-      if (!m->keys[j]) continue;
-      size_t i = (size_t)ens__mix64(m->keys[j]) & (cap - 1);
-      while (k[i]) i = (i + 1) & (cap - 1);
-      k[i] = m->keys[j];
-      v[i] = m->vals[j];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = k;
-    m->vals = v;
-    m->cap = cap;
-  }
-  size_t i = (size_t)ens__mix64(id) & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != id) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->count++;
-  m->keys[i] = id;
-  m->vals[i] = o;
-  return 0;
-}
+static int s_map_put(s_map *m, ens_id id, const ens_obj *o) { return ens__idtab_put(m, id, (uintptr_t)o); }
 
 const ens_obj *ens__changes_map_get(const s_map *m, ens_id id) {
-  if (!m->cap) return NULL;
-  size_t i = (size_t)ens__mix64(id) & (m->cap - 1);
-  while (m->keys[i]) {
-    if (m->keys[i] == id) return m->vals[i];
-    i = (i + 1) & (m->cap - 1);
-  }
-  return NULL;
+  uint64_t v;
+  return ens__idtab_find(m, id, &v) ? (const ens_obj *)(uintptr_t)v : NULL;
 }
 #define s_map_get ens__changes_map_get
 
-static void s_map_free(s_map *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
+static void s_map_free(s_map *m) { ens__idtab_free(m); }
 
 /* --- strings the list owns --------------------------------------------------- */
 

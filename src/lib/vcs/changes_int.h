@@ -4,6 +4,7 @@
 #define ENS_VCS_CHANGES_INT_H
 
 #include "../model/doc.h"
+#include "../util/idtab.h"
 #include "ensemble/changes.h"
 
 typedef struct {
@@ -23,11 +24,7 @@ struct ens_changes {
   size_t nstrings, capstrings;
 };
 
-typedef struct {
-  ens_id *keys;
-  const ens_obj **vals;
-  size_t cap, count;
-} s_map;
+typedef ens__idtab s_map; /* id -> const ens_obj *, as a uintptr_t */
 
 typedef struct {
   const ens_doc *old, *new;

@@ -14,60 +14,14 @@
 
 /* --- id -> node map ---------------------------------------------------------------- */
 
-static int s_idx_grow(ens__idx *m, size_t want) {
-  size_t cap = m->cap ? m->cap : 64;
-  while (cap < want * 2) cap *= 2;
-  if (cap == m->cap) return 0;
-  ens_id *k = calloc(cap, sizeof *k);
-  uint32_t *v = malloc(cap * sizeof *v);
-  if (!k || !v) {
-    free(k);
-    free(v);
-    return ens__error(ENS_ENOMEM, "out of memory merging");
-  }
-  for (size_t j = 0; j < m->cap; j++) {
-    if (!m->keys[j]) continue;
-    size_t i = (size_t)ens__mix64(m->keys[j]) & (cap - 1);
-    while (k[i]) i = (i + 1) & (cap - 1);
-    k[i] = m->keys[j];
-    v[i] = m->vals[j];
-  }
-  free(m->keys);
-  free(m->vals);
-  m->keys = k;
-  m->vals = v;
-  m->cap = cap;
-  return 0;
-}
-
-int ens__idx_put(ens__idx *m, ens_id key, uint32_t val) {
-  if ((m->count + 1) * 2 > m->cap) {
-    int rc = s_idx_grow(m, m->count + 1);
-    if (rc) return rc;
-  }
-  size_t i = (size_t)ens__mix64(key) & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->count++;
-  m->keys[i] = key;
-  m->vals[i] = val;
-  return 0;
-}
+int ens__idx_put(ens__idx *m, ens_id key, uint32_t val) { return ens__idtab_put(m, key, val); }
 
 uint32_t ens__idx_get(const ens__idx *m, ens_id key) {
-  if (!m->cap || !key) return S_NONE;
-  size_t i = (size_t)ens__mix64(key) & (m->cap - 1);
-  while (m->keys[i]) {
-    if (m->keys[i] == key) return m->vals[i];
-    i = (i + 1) & (m->cap - 1);
-  }
-  return S_NONE;
+  uint64_t v;
+  return ens__idtab_find(m, key, &v) ? (uint32_t)v : S_NONE;
 }
 
-void ens__idx_free(ens__idx *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
+void ens__idx_free(ens__idx *m) { ens__idtab_free(m); }
 
 /* --- nodes ------------------------------------------------------------------------- */
 
@@ -331,7 +285,7 @@ done:
 
 static int s_build_nodes(ens_merge *m) {
   s_walk w = {m, ENS__BASE, NULL, 0};
-  int rc = s_idx_grow(&m->map[ENS__BASE], ens_doc_count(m->doc[ENS__BASE])); /* room for all of base at once */
+  int rc = ens__idtab_reserve(&m->map[ENS__BASE], ens_doc_count(m->doc[ENS__BASE])); /* room for all of base at once */
   if (!rc) rc = ens_obj_walk(m->doc[ENS__BASE]->root, s_add_base, &w);
   m->nbase = m->nnodes;
   for (int side = ENS__OURS; side <= ENS__THEIRS && !rc; side++) {

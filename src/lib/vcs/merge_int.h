@@ -7,6 +7,7 @@
 #define ENS_VCS_MERGE_INT_H
 
 #include "../txn/ops.h"
+#include "../util/idtab.h"
 #include "ensemble/merge.h"
 
 #define S_NONE UINT32_MAX
@@ -36,12 +37,8 @@ typedef struct {
   uint16_t flags;
 } ens__mnode;
 
-/* id -> node index, open addressing. */
-typedef struct {
-  ens_id *keys;
-  uint32_t *vals;
-  size_t cap, count;
-} ens__idx;
+/* id -> node index. */
+typedef ens__idtab ens__idx;
 
 /* name (an identity key that is a name) -> node, for references a format
  * keeps in text: hashes, open addressing, checked against the key. */
