@@ -24,5 +24,6 @@
 #include "ensemble/repo.h"
 #include "ensemble/visdiff.h"
 #include "ensemble/history.h"
+#include "ensemble/tupi.h"
 
 #endif

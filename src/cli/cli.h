@@ -55,6 +55,7 @@ int cli_cmd_restore(int argc, char **argv);
 int cli_cmd_history(int argc, char **argv);
 int cli_cmd_merge(int argc, char **argv);
 int cli_cmd_visdiff(int argc, char **argv);
+int cli_cmd_import(int argc, char **argv);
 
 /* The visual diff of OLD and NEW written to out, whose extension (.svg,
  * .png, .html) picks the output (diff_visual.c); cmd names the command in

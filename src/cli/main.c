@@ -29,6 +29,7 @@ const cli_command cli_commands[] = {
     {"switch", "go to another branch", cli_cmd_switch},
     {"tag", "list tags, or name the current version", cli_cmd_tag},
     {"visdiff", "draw what changed between two versions of a drawing or font (SVG, PNG, HTML)", cli_cmd_visdiff},
+    {"import", "turn a Tupi project (.tup) into a Lottie animation, listing what does not map", cli_cmd_import},
     {"history", "list a session's transactions from its store: who, when, what", cli_cmd_history},
     {"help", "show the commands, or one command's options", cli_cmd_help},
 };
