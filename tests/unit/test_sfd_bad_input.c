@@ -1108,9 +1108,33 @@ static void test_empty_input(void **state) {
   assert_null(doc);
 }
 
+/* A first line whose value does not read as a version (NUL bytes, a word)
+ * gives a font no edit could keep (the format's rules want the version):
+ * refused at once, naming line 1, not at the first edit. "SplineFontDB:"
+ * with no value reads as an empty version and is kept. */
+static void test_first_line_without_a_version(void **state) {
+  (void)state;
+  static const char with_nul[] = "SplineFontDB:\0\0 3.2\n";
+  size_t rest = strlen(s_font) - strlen("SplineFontDB: 3.2\n"), n = sizeof with_nul - 1;
+  char *text = malloc(n + rest);
+  assert_non_null(text);
+  memcpy(text, with_nul, n);
+  memcpy(text + n, s_font + strlen("SplineFontDB: 3.2\n"), rest);
+  s_refused(text, n + rest, ENS_EDECODE, 1, "NUL bytes in the version");
+  free(text);
+  size_t len;
+  text = s_subst("SplineFontDB: 3.2\n", "SplineFontDB:x\n", &len);
+  s_refused(text, len, ENS_EDECODE, 1, "a word for a version");
+  free(text);
+  text = s_subst("SplineFontDB: 3.2\n", "SplineFontDB:\n", &len);
+  ens_doc_free(s_kept(text, len, "no version at all"));
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fixture_reads_and_round_trips),
+      cmocka_unit_test(test_first_line_without_a_version),
       cmocka_unit_test(test_blocks_inside_a_spline_set_survive_a_point_edit),
       cmocka_unit_test(test_stray_number_line_stays_text_when_its_reference_goes),
       cmocka_unit_test(test_negative_gid_is_numbered_alike_on_both_sides),

@@ -1270,6 +1270,12 @@ int ens__sfd_reader_finish(ens__sfd_reader *r) {
     }
     if ((rc = ens__obj_set_prop(doc, root, doc->atoms.names[pv->key], &pvv, NULL))) return rc;
   }
+  /* The first line's value must read as the format's version: a font
+   * without the property breaks the format's rules (the writer drops a
+   * keyed line whose property is gone), so it is refused here, not at the
+   * first edit. */
+  if (ens_obj_get(root, "SplineFontDB", &v) != 0)
+    return s_err(r, 1, "the SplineFontDB: line does not hold a version%s", NULL);
   /* references first; a line naming a glyph the font does not have is
    * kept as text afterwards, as FontForge drops such a reference and
    * loads the rest */
