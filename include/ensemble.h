@@ -15,6 +15,7 @@
 #include "ensemble/glyph.h"
 #include "ensemble/svg.h"
 #include "ensemble/svgedit.h"
+#include "ensemble/lottie.h"
 #include "ensemble/format.h"
 #include "ensemble/render.h"
 #include "ensemble/session.h"

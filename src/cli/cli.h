@@ -149,7 +149,7 @@ int cli_clean_temps(const char *path);
 
 /* The format of a file: a font (SFD file or SFDir) or a drawing (SVG),
  * by directory, extension, then content. */
-typedef enum { CLI_KIND_SFD, CLI_KIND_SVG } cli_file_kind;
+typedef enum { CLI_KIND_SFD, CLI_KIND_SVG, CLI_KIND_LOTTIE } cli_file_kind;
 cli_file_kind cli_kind_of(const char *path);
 
 /* `ensemble render` of a Lottie animation (render_anim.c): frame_opt and
@@ -162,6 +162,9 @@ int cli_render_anim(const char *cmd, const char *path, const char *data, size_t 
 /* `ensemble info` and `cat` for drawings (cmd_svg.c). */
 int cli_info_svg(const char *cmd, const char *path);
 int cli_cat_svg(const char *cmd, const char *path, const char *out);
+/* The same for a Lottie animation (cmd_lottie.c). */
+int cli_info_lottie(const char *cmd, const char *path);
+int cli_cat_lottie(const char *cmd, const char *path, const char *out);
 
 /* One line of an edit script for a drawing (edit_svg.c): 0 with the
  * command's transaction in *txn (the caller's), 1 for a line with no

@@ -12,11 +12,13 @@ static const cli_option s_options[] = {
     {0}};
 
 static const cli_spec s_spec = {
-    "cat", "[-o PATH] FILE.sfd | -o DIR DIR.sfdir | [-o PATH] FILE.svg",
+    "cat", "[-o PATH] FILE.sfd | -o DIR DIR.sfdir | [-o PATH] FILE.svg | [-o PATH] FILE.json|.tgs|.lottie",
     "Reads a FontForge font through Ensemble's SFD reader (or an SVG drawing\n"
-    "through its SVG reader) and writes it back\n"
-    "without edits: to standard output, or to PATH. The bytes are the input's\n"
-    "(compare with cmp). An SFDir directory is written to a directory only.",
+    "through its SVG reader, a Lottie animation through its Lottie reader) and\n"
+    "writes it back without edits: to standard output, or to PATH. The bytes\n"
+    "are the input's (compare with cmp). An SFDir directory is written to a\n"
+    "directory only. An animation goes to PATH in the container its name says:\n"
+    ".json plain, .tgs compressed, .lottie into the archive it came from.",
     s_options, 1, 1};
 
 int cli_cmd_cat(int argc, char **argv) {
@@ -25,6 +27,7 @@ int cli_cmd_cat(int argc, char **argv) {
   if (rc != CLI_RUN) return rc;
   const char *path = args.args[0], *out = cli_opt(&s_spec, &args, "output");
   if (cli_kind_of(path) == CLI_KIND_SVG) return cli_cat_svg(s_spec.name, path, out);
+  if (cli_kind_of(path) == CLI_KIND_LOTTIE) return cli_cat_lottie(s_spec.name, path, out);
   ens_doc *doc = NULL;
   if (ens_sfd_read_path(path, &doc) != 0) return cli_fail(s_spec.name, "%s: %s", path, ens_error_last());
   rc = CLI_OK;

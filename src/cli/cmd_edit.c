@@ -613,6 +613,11 @@ int cli_cmd_edit(int argc, char **argv) {
   if (strcmp(cmds, "-") == 0) script = s_read_stdin(&len, err, sizeof err);
   else if (cli_read_file(cmds, S_MAX_SCRIPT, &script, &len, err, sizeof err) != 0) script = NULL;
   if (!script) return cli_fail(s_spec.name, "%s", err);
+  if (cli_kind_of(path) == CLI_KIND_LOTTIE) {
+    free(script);
+    return cli_fail(s_spec.name, "%s: a Lottie animation: edit takes fonts and drawings; animations have no "
+                                 "editing commands yet (docs/lottie.md)", path);
+  }
   ens_doc *doc = NULL;
   size_t count = 0;
   int svg = cli_kind_of(path) == CLI_KIND_SVG;

@@ -14,12 +14,14 @@
 static const cli_option s_options[] = {{0}};
 
 static const cli_spec s_spec = {
-    "info", "FILE.sfd | DIR.sfdir | FILE.svg",
+    "info", "FILE.sfd | DIR.sfdir | FILE.svg | FILE.json|.tgs|.lottie",
     "Reads a FontForge font (a .sfd file or an SFDir directory) and describes\n"
     "it: the SFD version and font name, how many glyphs, which layers the\n"
     "glyphs use, its size on disk, the objects Ensemble made of it (by kind)\n"
     "and how long reading took. An SVG drawing is described the same way:\n"
-    "its root element, encoding, elements, text nodes and objects by kind.",
+    "its root element, encoding, elements, text nodes and objects by kind;\n"
+    "a Lottie animation (.json, .tgs, .lottie) by its size, frame rate, frames, layers,\n"
+    "animated properties and keyframes.",
     s_options, 1, 1};
 
 /* Bytes on disk: the file, or every file of the directory. */
@@ -102,6 +104,7 @@ int cli_cmd_info(int argc, char **argv) {
   if (rc != CLI_RUN) return rc;
   const char *path = args.args[0];
   if (cli_kind_of(path) == CLI_KIND_SVG) return cli_info_svg(s_spec.name, path);
+  if (cli_kind_of(path) == CLI_KIND_LOTTIE) return cli_info_lottie(s_spec.name, path);
   ens_doc *doc = NULL;
   s_stats st;
   memset(&st, 0, sizeof st);

@@ -40,7 +40,9 @@ static const cli_spec s_spec = {
     "\n"
     "As git's merge driver (.gitattributes: merge=ensemble; config:\n"
     "driver = ensemble merge --driver %O %A %B %P) the result replaces OURS.\n"
-    "The format is taken from PATH's, OUT's or OURS' name (.sfd, .svg), else\n"
+    "The format is taken from PATH's, OUT's or OURS' name (.sfd, .svg; .json,\n"
+    ".tgs or .lottie for a Lottie animation, whose conflicts are reported, not\n"
+    "marked), else\n"
     "from OURS' content. An empty BASE (a file both sides added) merges two\n"
     "new documents.\n"
     "\n"
@@ -62,21 +64,26 @@ static int s_ends(const char *s, const char *suf) {
   return a >= b && strcasecmp(s + a - b, suf) == 0;
 }
 
-/* 1 SVG, 0 SFD, -1 when neither the name nor the content says. */
+/* 2 Lottie, 1 SVG, 0 SFD, -1 when neither the name nor the content says. */
 static int s_kind(const char *name, const char *data, size_t len) {
   if (name && s_ends(name, ".svg")) return 1;
   if (name && s_ends(name, ".sfd")) return 0;
+  if (name && (s_ends(name, ".json") || s_ends(name, ".tgs") || s_ends(name, ".lottie"))) return 2;
   if (!data) return -1;
   if (len >= 13 && memcmp(data, "SplineFontDB:", 13) == 0) return 0;
   if (ens_svg_sniff(data, len)) return 1;
+  size_t i = 0;
+  while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r')) i++;
+  if (i < len && data[i] == '{') return 2;
   return -1;
 }
 
 static int s_parse(int svg, const char *data, size_t len, int empty_ok, ens_doc **out) {
   if (len == 0 && empty_ok) {
-    *out = ens_doc_new(svg ? "svg" : "sfd", 0);
+    *out = ens_doc_new(svg == 2 ? ENS_LOTTIE_KIND : svg ? "svg" : "sfd", 0);
     return *out ? 0 : -1;
   }
+  if (svg == 2) return ens_lottie_read(data, len, out);
   return svg ? ens_svg_read(data, len, out) : ens_sfd_read(data, len, out);
 }
 
@@ -158,7 +165,8 @@ static void s_json_report(FILE *f, const char *name, const ens_doc *doc, int svg
                           int written) {
   fputs("{\"file\":", f);
   s_json_str(f, name, strlen(name));
-  fprintf(f, ",\"format\":\"%s\",\"clean\":%s,\"written\":%s,\"noise\":%zu,", svg ? "svg" : "sfd",
+  fprintf(f, ",\"format\":\"%s\",\"clean\":%s,\"written\":%s,\"noise\":%zu,",
+          svg == 2 ? "lottie" : svg ? "svg" : "sfd",
           n ? "false" : "true", written ? "true" : "false", noise);
   fprintf(f, "\"marks\":{\"glyphs\":%zu,\"outlines\":%zu,\"groups\":%zu,\"comments\":%zu},\"conflicts\":[", mk->glyphs,
           mk->outlines, mk->groups, mk->comments);
@@ -224,7 +232,7 @@ int cli_cmd_merge(int argc, char **argv) {
   if (svg < 0) svg = s_kind(ours_p, data[1], len[1]);
   if (svg < 0) svg = s_kind(theirs_p, data[2], len[2]);
   if (svg < 0) {
-    rc = s_trouble("%s: neither a FontForge font (.sfd) nor an SVG drawing%s", shown, "");
+    rc = s_trouble("%s: neither a FontForge font (.sfd), an SVG drawing nor a Lottie animation (.json)%s", shown, "");
     goto done;
   }
   ens_doc **docs[3] = {&base, &ours, &theirs};
@@ -237,8 +245,8 @@ int cli_cmd_merge(int argc, char **argv) {
     rc = s_trouble("%s: %s", theirs_p, ens_error_last());
     goto done;
   }
-  ens_merge_opts opts = {svg ? ens_svg_identity : ens_sfd_identity, NULL, ENS_MERGE_BY_KEY, ENS_MERGE_BY_KEY,
-                         ENS_MERGE_PREFER_OURS, svg ? ens_svg_refs : NULL, NULL};
+  ens_merge_opts opts = {svg == 2 ? ens_lottie_identity : svg ? ens_svg_identity : ens_sfd_identity, NULL,
+                         ENS_MERGE_BY_KEY, ENS_MERGE_BY_KEY, ENS_MERGE_PREFER_OURS, svg == 1 ? ens_svg_refs : NULL, NULL};
   if (ens_merge3(base, ours, theirs, &opts, &m) != 0) {
     rc = s_trouble("%s: the merge failed: %s", shown, ens_error_last());
     goto done;
@@ -258,7 +266,7 @@ int cli_cmd_merge(int argc, char **argv) {
     if (cli_merge_is_noise(ens_doc_kind(theirs), o, c)) noise++;
     else list[nlist++] = c;
   }
-  if (nlist) {
+  if (nlist && svg != 2) { /* an animation's conflicts are reported, ours kept, not marked in the file */
     int mr = svg ? cli_merge_mark_svg(theirs, ours, theirs0, list, nlist, &mark, &marks, err, sizeof err)
                  : cli_merge_mark_sfd(theirs, ours, theirs0, list, nlist, &mark, &marks, err, sizeof err);
     if (mr) {
@@ -272,7 +280,9 @@ int cli_cmd_merge(int argc, char **argv) {
       memset(&marks, 0, sizeof marks);
     }
   }
-  if ((svg ? ens_svg_write(theirs, &bytes, &nbytes) : ens_sfd_write(theirs, &bytes, &nbytes)) != 0) {
+  if ((svg == 2 ? ens_lottie_write(theirs, &bytes, &nbytes)
+       : svg    ? ens_svg_write(theirs, &bytes, &nbytes)
+                : ens_sfd_write(theirs, &bytes, &nbytes)) != 0) {
     rc = s_trouble("%s: the merged document does not write: %s", shown, ens_error_last());
     goto done;
   }
@@ -292,7 +302,9 @@ int cli_cmd_merge(int argc, char **argv) {
   } else if (nlist && !quiet) {
     fflush(stdout);
     fprintf(stderr, "ensemble merge: %s: %zu conflict%s, ours kept", shown, nlist, nlist == 1 ? "" : "s");
-    if (svg)
+    if (svg == 2)
+      fprintf(stderr, " (not marked in the animation)");
+    else if (svg)
       fprintf(stderr, "; %zu group%s in the drawing with both versions (theirs hidden)", marks.groups,
               marks.groups == 1 ? "" : "s");
     else

@@ -21,6 +21,12 @@ static int s_is_dir(const char *path) {
 
 static int s_is_sfd(const char *path) { return s_ends_with(path, ".sfd") || s_ends_with(path, ".sfdir") || s_is_dir(path); }
 static int s_is_svg(const char *path) { return s_ends_with(path, ".svg"); }
+static int s_is_lottie(const char *path) {
+  return s_ends_with(path, ".json") || s_ends_with(path, ".tgs") || s_ends_with(path, ".lottie");
+}
+static int s_lottie_as(const char *path) {
+  return s_ends_with(path, ".tgs") ? ENS_LOTTIE_AS_TGS : s_ends_with(path, ".lottie") ? ENS_LOTTIE_AS_DOTLOTTIE : ENS_LOTTIE_AS_JSON;
+}
 
 int cli_doc_store_at(const char *path, char *store, size_t store_size, uint64_t *seq) {
   struct stat st;
@@ -63,8 +69,11 @@ int cli_doc_load(const char *path, ens_doc **out, char *err, size_t err_size) {
   char store[4096];
   uint64_t seq;
   if (cli_doc_store_at(path, store, sizeof store, &seq)) return s_load_store(path, store, seq, out, err, err_size);
-  if (s_is_sfd(path) || s_is_svg(path)) {
-    if ((s_is_sfd(path) ? ens_sfd_read_path(path, out) : ens_svg_read_path(path, out)) == 0) return 0;
+  if (s_is_sfd(path) || s_is_svg(path) || s_is_lottie(path)) {
+    if ((s_is_sfd(path)   ? ens_sfd_read_path(path, out)
+         : s_is_svg(path) ? ens_svg_read_path(path, out)
+                          : ens_lottie_read_path(path, out)) == 0)
+      return 0;
     snprintf(err, err_size, "%s: %s", path, ens_error_last());
     return -1;
   }
@@ -91,9 +100,10 @@ int cli_doc_parse(const char *path, const void *data, size_t len, ens_doc **out,
   *out = NULL;
   int rc = s_is_sfd(path)   ? ens_sfd_read(data, len, out)
            : s_is_svg(path) ? ens_svg_read(data, len, out)
+           : s_is_lottie(path) ? ens_lottie_read(data, len, out)
                             : ens_snapshot_decode(data, len, out);
   if (rc) {
-    snprintf(err, err_size, "%s: %s%s", path, s_is_sfd(path) || s_is_svg(path) ? "" : "not a snapshot: ",
+    snprintf(err, err_size, "%s: %s%s", path, s_is_sfd(path) || s_is_svg(path) || s_is_lottie(path) ? "" : "not a snapshot: ",
              ens_error_last());
     return -1;
   }
@@ -104,6 +114,7 @@ int cli_doc_encode(const ens_doc *doc, const char *path, unsigned char **bytes, 
                    size_t err_size) {
   int rc = s_is_sfd(path)   ? ens_sfd_write(doc, bytes, len)
            : s_is_svg(path) ? ens_svg_write(doc, bytes, len)
+           : s_is_lottie(path) ? ens_lottie_write_as(doc, s_lottie_as(path), bytes, len)
                             : ens_snapshot_encode(doc, bytes, len);
   if (rc) {
     snprintf(err, err_size, "%s: %s", path, ens_error_last());
@@ -114,7 +125,7 @@ int cli_doc_encode(const ens_doc *doc, const char *path, unsigned char **bytes, 
 
 ens_identity_fn cli_doc_kind_identity(const char *doc_kind) {
   if (!doc_kind) return NULL;
-  return strcmp(doc_kind, ENS_SFD_KIND) == 0 ? ens_sfd_identity : strcmp(doc_kind, ENS_SVG_KIND) == 0 ? ens_svg_identity : NULL;
+  return ens_format_identity(doc_kind);
 }
 
 ens_identity_fn cli_doc_identity(const char *path) {
@@ -128,7 +139,7 @@ ens_identity_fn cli_doc_identity(const char *path) {
     ens_history_free(h);
     return fn;
   }
-  return s_is_sfd(path) ? ens_sfd_identity : s_is_svg(path) ? ens_svg_identity : NULL;
+  return s_is_sfd(path) ? ens_sfd_identity : s_is_svg(path) ? ens_svg_identity : s_is_lottie(path) ? ens_lottie_identity : NULL;
 }
 
 int cli_doc_save(const ens_doc *doc, const char *path, char *err, size_t err_size) {

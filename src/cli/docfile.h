@@ -1,6 +1,7 @@
 /* Documents to and from files for the session commands: FontForge fonts
  * (.sfd, through the SFD reader and writer), SVG drawings (.svg, through
- * the SVG reader and writer) and Ensemble snapshots (any other name).
+ * the SVG reader and writer), Lottie animations (.json, .tgs, .lottie, through the Lottie
+ * reader and writer) and Ensemble snapshots (any other name).
  * Writes are atomic. A name STORE@SEQ that is not a file of its own reads
  * the document of a session's store after seq SEQ (ensemble/history.h). */
 #ifndef ENS_CLI_DOCFILE_H

@@ -35,7 +35,8 @@ int cli_merge_mark_svg(ens_doc *merged, const ens_doc *ours, const ens_doc *thei
 
 /* A value for people: numbers as the formats print them, strings quoted
  * and cut at max bytes, a reference by the identity path of what it names
- * in doc. Writes into buf (always NUL-terminated). */
+ * in doc. Writes into buf (always NUL-terminated). svg, here and below: 0
+ * for a font, 1 for a drawing, 2 for a Lottie animation. */
 void cli_merge_value_str(const ens_doc *doc, int svg, ens_value v, char *buf, size_t size, size_t max);
 /* The identity path of o ("glyph a/layer 1"), as the merge writes paths. */
 void cli_merge_obj_path(const ens_obj *o, int svg, char *buf, size_t size);

@@ -20,7 +20,7 @@ int cli_merge_is_noise(const char *doc_kind, const ens_obj *obj, const ens_merge
 void cli_merge_obj_path(const ens_obj *o, int svg, char *buf, size_t size) {
   const ens_obj *chain[ENS_MAX_DEPTH + 1];
   size_t depth = 0, len = 0;
-  ens_identity_fn identity = svg ? ens_svg_identity : ens_sfd_identity;
+  ens_identity_fn identity = svg == 2 ? ens_lottie_identity : svg ? ens_svg_identity : ens_sfd_identity;
   for (; o && ens_obj_parent(o) && depth < ENS_MAX_DEPTH; o = ens_obj_parent(o)) chain[depth++] = o;
   buf[0] = '\0';
   while (depth-- && len + 1 < size) {

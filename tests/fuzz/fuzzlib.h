@@ -425,25 +425,26 @@ static inline uint64_t fz_model_hash(const ens_doc *doc) {
   return fz_model_obj(doc, &m, ens_doc_root(doc), 0);
 }
 
-/* The file doc writes in its format (SFD or SVG) reads back as the same
+/* The file doc writes in its format (SFD, SVG or Lottie) reads back as the same
  * document (fz_model_hash), and writing that again gives the same bytes.
  * what names the moment for the message. Documents of other kinds are
  * not checked. Returns 1 when checked. */
 static inline int fz_check_written(const ens_doc *doc, const char *what) {
   int sfd = strcmp(ens_doc_kind(doc), ENS_SFD_KIND) == 0, svg = strcmp(ens_doc_kind(doc), ENS_SVG_KIND) == 0;
-  if (!sfd && !svg) return 0;
+  int lottie = strcmp(ens_doc_kind(doc), ENS_LOTTIE_KIND) == 0;
+  if (!sfd && !svg && !lottie) return 0;
   unsigned char *out = NULL, *again = NULL;
   size_t n = 0, n2 = 0;
-  int rc = sfd ? ens_sfd_write(doc, &out, &n) : ens_svg_write(doc, &out, &n);
+  int rc = sfd ? ens_sfd_write(doc, &out, &n) : svg ? ens_svg_write(doc, &out, &n) : ens_lottie_write(doc, &out, &n);
   FZ_CHECK(rc == 0, "%s: the document does not write: %s", what, ens_error_last());
   ens_doc *back = NULL;
-  rc = sfd ? ens_sfd_read(out, n, &back) : ens_svg_read(out, n, &back);
+  rc = sfd ? ens_sfd_read(out, n, &back) : svg ? ens_svg_read(out, n, &back) : ens_lottie_read(out, n, &back);
   if (rc) fprintf(stderr, "%s: written:\n%.*s\n", what, (int)(n > 4000 ? 4000 : n), (const char *)out);
   FZ_CHECK(rc == 0, "%s: the written file does not read: %s", what, ens_error_last());
   uint64_t want = fz_model_hash(doc), got = fz_model_hash(back);
   if (want != got) fprintf(stderr, "%s: written:\n%.*s\n", what, (int)(n > 4000 ? 4000 : n), (const char *)out);
   FZ_CHECK(want == got, "%s: the written file reads back as another document", what);
-  rc = sfd ? ens_sfd_write(back, &again, &n2) : ens_svg_write(back, &again, &n2);
+  rc = sfd ? ens_sfd_write(back, &again, &n2) : svg ? ens_svg_write(back, &again, &n2) : ens_lottie_write(back, &again, &n2);
   FZ_CHECK(rc == 0 && n2 == n && memcmp(out, again, n) == 0, "%s: the file read back does not write the same bytes", what);
   ens_free(again);
   ens_free(out);
