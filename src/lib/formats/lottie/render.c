@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../../util/error.h"
+#include "../../util/pipe.h"
 #include "ensemble/render.h"
 #include "render_int.h"
 
@@ -56,46 +57,6 @@ typedef struct {
   uint32_t msg_len;
   int64_t frame;
 } s_frame;
-
-/* --- pipe and clock -------------------------------------------------------------- */
-
-static int s_write_all(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n) {
-    ssize_t k = write(fd, c, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return -1;
-    c += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
-
-static double s_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Reads n bytes before the deadline: 0, 1 on timeout, -1 on end or error. */
-static int s_read_all(int fd, void *p, size_t n, double deadline) {
-  char *c = p;
-  while (n) {
-    double left = deadline - s_now_ms();
-    if (left <= 0) return 1;
-    struct pollfd pfd = {fd, POLLIN, 0};
-    int r = poll(&pfd, 1, left > 1e6 ? 1000000 : (int)left + 1);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return -1;
-    if (r == 0) continue;
-    ssize_t k = read(fd, c, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return -1;
-    c += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
 
 /* --- sizes ------------------------------------------------------------------------ */
 
@@ -164,7 +125,7 @@ static void s_send_error(int fd, int code) {
   memset(&h, 0, sizeof h);
   h.status = code;
   h.msg_len = (uint32_t)strlen(msg);
-  if (s_write_all(fd, &h, sizeof h) == 0) s_write_all(fd, msg, h.msg_len);
+  if (ens__pipe_write_all(fd, &h, sizeof h) == 0) ens__pipe_write_all(fd, msg, h.msg_len);
   _exit(0);
 }
 
@@ -255,7 +216,7 @@ static void s_child(int fd, const void *data, size_t len, int render, long first
   }
   h.width = w;
   h.height = ht;
-  if (s_write_all(fd, &h, sizeof h) != 0 || !render) _exit(0);
+  if (ens__pipe_write_all(fd, &h, sizeof h) != 0 || !render) _exit(0);
   size_t stride = (size_t)w * 4;
   uint32_t *px = malloc(stride * (size_t)ht);
   for (long f = first; f <= last; f++) {
@@ -264,12 +225,12 @@ static void s_child(int fd, const void *data, size_t len, int render, long first
       const char *msg = "out of memory for a frame";
       fr.status = ENS_ENOMEM;
       fr.msg_len = (uint32_t)strlen(msg);
-      if (s_write_all(fd, &fr, sizeof fr) == 0) s_write_all(fd, msg, fr.msg_len);
+      if (ens__pipe_write_all(fd, &fr, sizeof fr) == 0) ens__pipe_write_all(fd, msg, fr.msg_len);
       _exit(0);
     }
     memset(px, 0, stride * (size_t)ht);
     lottie_animation_render(anim, (size_t)(f - h.first), px, (size_t)w, (size_t)ht, stride);
-    if (s_write_all(fd, &fr, sizeof fr) != 0 || s_write_all(fd, px, stride * (size_t)ht) != 0) _exit(0);
+    if (ens__pipe_write_all(fd, &fr, sizeof fr) != 0 || ens__pipe_write_all(fd, px, stride * (size_t)ht) != 0) _exit(0);
   }
   /* rlottie's worker threads are left to the exit */
   _exit(0);
@@ -382,7 +343,7 @@ done:
 static int s_child_error(s_proc *p, int32_t status, uint32_t msg_len, double deadline) {
   char msg[1024];
   size_t n = msg_len < sizeof msg - 1 ? msg_len : sizeof msg - 1;
-  if (s_read_all(p->fd, msg, n, deadline) != 0) n = 0;
+  if (ens__pipe_read_all(p->fd, msg, n, deadline) != 0) n = 0;
   msg[n] = '\0';
   int code = status < 0 ? status : ENS_EDECODE;
   int end = s_finish(p, 0);
@@ -391,8 +352,8 @@ static int s_child_error(s_proc *p, int32_t status, uint32_t msg_len, double dea
 
 /* Reads the head: 0, or the error (the child then reaped). */
 static int s_read_head(s_proc *p, s_head *h) {
-  double deadline = s_now_ms() + p->timeout;
-  int r = s_read_all(p->fd, h, sizeof *h, deadline);
+  double deadline = ens__pipe_now_ms() + p->timeout;
+  int r = ens__pipe_read_all(p->fd, h, sizeof *h, deadline);
   if (r == 1) {
     s_finish(p, 1);
     return ens__error(ENS_ELIMIT, "loading the animation took longer than %d ms", p->timeout);
@@ -455,9 +416,9 @@ int ens_render_lottie(const void *data, size_t len, long first, long last, ens_r
   ens_image img = {h.width, h.height, (size_t)h.width * 4, NULL};
   size_t bytes = img.stride * (size_t)img.height;
   for (long f = first; f <= last; f++) {
-    double deadline = s_now_ms() + p.timeout;
+    double deadline = ens__pipe_now_ms() + p.timeout;
     s_frame fr;
-    int r = s_read_all(p.fd, &fr, sizeof fr, deadline);
+    int r = ens__pipe_read_all(p.fd, &fr, sizeof fr, deadline);
     if (r == 0 && fr.status != 0) {
       free(img.pixels);
       return s_child_error(&p, fr.status, fr.msg_len, deadline);
@@ -471,7 +432,7 @@ int ens_render_lottie(const void *data, size_t len, long first, long last, ens_r
       s_finish(&p, 1);
       return ens__error(ENS_ENOMEM, "out of memory for a %d x %d image", img.width, img.height);
     }
-    if (r == 0) r = s_read_all(p.fd, img.pixels, bytes, deadline);
+    if (r == 0) r = ens__pipe_read_all(p.fd, img.pixels, bytes, deadline);
     if (r == 1) {
       s_finish(&p, 1);
       free(img.pixels);

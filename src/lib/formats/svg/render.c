@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../../util/error.h"
+#include "../../util/pipe.h"
 #include "ensemble/render.h"
 
 /* The drawing's own size in pixels, or 256 x 256 when it has none. */
@@ -126,18 +127,6 @@ typedef struct {
   uint64_t stride;
 } s_reply;
 
-static int s_write_all(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n) {
-    ssize_t k = write(fd, c, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return -1;
-    c += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
-
 static void s_child(int fd, const void *svg, size_t len, ens_render_size size) {
   ens_image img;
   s_reply rep = {0};
@@ -146,43 +135,17 @@ static void s_child(int fd, const void *svg, size_t len, ens_render_size size) {
     const char *msg = ens_error_last();
     rep.status = rc;
     rep.msg_len = (uint32_t)strlen(msg);
-    if (s_write_all(fd, &rep, sizeof rep) == 0) s_write_all(fd, msg, rep.msg_len);
+    if (ens__pipe_write_all(fd, &rep, sizeof rep) == 0) ens__pipe_write_all(fd, msg, rep.msg_len);
     _exit(0);
   }
   rep.width = img.width;
   rep.height = img.height;
   rep.stride = img.stride;
-  if (s_write_all(fd, &rep, sizeof rep) == 0) s_write_all(fd, img.pixels, img.stride * (size_t)img.height);
+  if (ens__pipe_write_all(fd, &rep, sizeof rep) == 0) ens__pipe_write_all(fd, img.pixels, img.stride * (size_t)img.height);
   _exit(0);
 }
 
 /* --- the parent ----------------------------------------------------------------- */
-
-static double s_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* Reads n bytes before the deadline: 0, 1 on timeout, -1 on end or error. */
-static int s_read_all(int fd, void *p, size_t n, double deadline) {
-  char *c = p;
-  while (n) {
-    double left = deadline - s_now_ms();
-    if (left <= 0) return 1;
-    struct pollfd pfd = {fd, POLLIN, 0};
-    int r = poll(&pfd, 1, left > 1e6 ? 1000000 : (int)left + 1);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return -1;
-    if (r == 0) continue; /* the loop re-checks the deadline */
-    ssize_t k = read(fd, c, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return -1;
-    c += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
 
 /* Waits for the child; its end as an error code (0 when it exited). */
 static int s_reap(pid_t pid, int kill_it) {
@@ -219,13 +182,13 @@ int ens_render_svg(const void *svg, size_t len, ens_render_size size, ens_image 
     s_child(fds[1], svg, len, size);
   }
   close(fds[1]);
-  double deadline = s_now_ms() + timeout;
+  double deadline = ens__pipe_now_ms() + timeout;
   s_reply rep;
-  int rc = 0, r = s_read_all(fds[0], &rep, sizeof rep, deadline);
+  int rc = 0, r = ens__pipe_read_all(fds[0], &rep, sizeof rep, deadline);
   if (r == 0 && rep.status != 0) {
     char msg[1024];
     size_t n = rep.msg_len < sizeof msg - 1 ? rep.msg_len : sizeof msg - 1;
-    if (s_read_all(fds[0], msg, n, deadline) != 0) n = 0;
+    if (ens__pipe_read_all(fds[0], msg, n, deadline) != 0) n = 0;
     msg[n] = '\0';
     rc = rep.status < 0 ? rep.status : ENS_EDECODE;
     close(fds[0]);
@@ -247,7 +210,7 @@ int ens_render_svg(const void *svg, size_t len, ens_render_size size, ens_image 
       s_reap(pid, 1);
       return ens__error(ENS_ENOMEM, "out of memory for a %d x %d image", rep.width, rep.height);
     }
-    r = s_read_all(fds[0], out->pixels, bytes, deadline);
+    r = ens__pipe_read_all(fds[0], out->pixels, bytes, deadline);
   }
   close(fds[0]);
   if (r == 1) {
