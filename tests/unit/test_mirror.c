@@ -317,7 +317,7 @@ static void test_a_file_of_other_content_needs_a_known_version(void **state) {
   s_save(&w, font, len, 0, 0, NULL);
   assert_int_equal(ens_mirror_outdated(w.m), 0);
   ens_mirror_free(w.m);
-  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL};
+  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL, 0};
   assert_int_equal(ens_mirror_new(w.a, &mo, &w.m), 0);
   size_t slen = len;
   char *other = s_set_width(font, &slen, "a", 1);
@@ -343,7 +343,7 @@ static void test_kept_state_merges_edits_made_while_stopped(void **state) {
   size_t slen = len;
   char *edited = s_set_width(written, &slen, "a", 555);
   s_collab_width(&w, "b", 751);
-  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL};
+  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL, 0};
   assert_int_equal(ens_mirror_new(w.a, &mo, &w.m), 0);
   assert_int_equal(ens_mirror_state_add(w.m, kept, klen), 0);
   assert_true(ens_mirror_knows(w.m, written, len));
@@ -552,7 +552,7 @@ static void test_a_save_sent_again_after_a_stop_takes_back_nothing(void **state)
   s_save(&w, saved, slen, 1, 0, NULL);
   s_collab_width(&w, "a", 613);
   ens_mirror_free(w.m);
-  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL};
+  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL, 0};
   assert_int_equal(ens_mirror_new(w.a, &mo, &w.m), 0);
   assert_int_equal(ens_mirror_state_add(w.m, kept, klen), 0);
   ens_mirror_result *r;
