@@ -185,6 +185,62 @@ def run(binary):
     finally:
         w.close()
 
+    # a session served from a .tgs: a .json mirror rewritten whole by a
+    # script (json.load, json.dump) and edited while its join was stopped
+    w = World(binary, 'join_anim_tgs')
+    try:
+        plain = w.path('plain.json')
+        animation(plain)
+        served = w.path('srv', 'anim.tgs')
+        with open(plain, 'rb') as f, open(served, 'wb') as g:
+            g.write(gzip.compress(f.read()))
+        srv = w.serve(served, extra=('--checkpoint-every', '1'))
+        a_path, b_path = w.path('a', 'anim.json'), w.path('b', 'anim.tgs')
+        a = w.join('fa', a_path, srv.endpoint)
+        b = w.join('fb', b_path, srv.endpoint)
+        check("tgs session: the .json mirror holds the animation inside the server's .tgs", raw(a_path) == raw(served))
+        import json
+        with open(a_path, encoding='utf-8') as f:
+            d = json.load(f)
+        d['layers'][6]['ks']['p']['k'][1]['s'] = [707, 708, 0]  # layer ind 7, t=30
+        with open(a_path + '.tmp', 'w', encoding='utf-8') as f:
+            json.dump(d, f, indent=1)
+        os.replace(a_path + '.tmp', a_path)
+        wait("tgs session: a script's json.dump of A's file reaches B's .tgs and the server",
+             lambda: keyframes(b_path).get((7, 30)) == (707, 708, 0) and keyframes(served).get((7, 30)) == (707, 708, 0))
+        wait("tgs session: every file holds the same animation", lambda: raw(a_path) == raw(b_path) == raw(served))
+        with open(served, 'rb') as f:
+            check("tgs session: the server's file is still gzip", f.read(2) == b'\x1f\x8b')
+        check("tgs session: nothing else changed (python json)",
+              {k: v for k, v in keyframes(served).items() if k != (7, 30)} ==
+              {k: v for k, v in keyframes(plain).items() if k != (7, 30)})
+        check("tgs session: join fa stops cleanly", stop(a) == 0)
+        with open(a_path, encoding='utf-8') as f:
+            text = f.read()
+        with open(a_path, 'w', encoding='utf-8') as f:  # edited in place while join is stopped
+            f.write(text.replace('"nm": "L5"', '"nm": "Five"', 1))
+        with open(b_path, 'rb') as f:
+            d = json.loads(gzip.decompress(f.read()))
+        d['layers'][1]['ks']['p']['k'][0]['s'] = [202, 203, 0]  # B's user meanwhile: layer ind 2, t=0
+        with open(b_path + '.tmp', 'wb') as f:
+            f.write(gzip.compress(json.dumps(d).encode('utf-8')))
+        os.replace(b_path + '.tmp', b_path)
+        wait("tgs session: B's change is sent", lambda: keyframes(served).get((2, 0)) == (202, 203, 0))
+        a = w.join('fa', a_path, srv.endpoint, wait=False)
+
+        def names(p):
+            t = raw(p).decode('utf-8', 'replace')
+            return 'Five' in t and keyframes(p).get((2, 0)) == (202, 203, 0) and keyframes(p).get((7, 30)) == (707, 708, 0)
+        wait("tgs session: the edit made while A's join was stopped and B's change meet in every file",
+             lambda: all(names(p) for p in (a_path, b_path, served)))
+        told = [ln for ln in read(a.err).splitlines() if 'while join was not running' in ln]
+        check("tgs session: A says its file was changed while join was not running", bool(told))
+        for p in (a, b):
+            check(f"tgs session: join {p.name} stops cleanly", stop(p) == 0)
+        check("tgs session: the server stops cleanly", stop(srv) == 0)
+    finally:
+        w.close()
+
     ball = corpus_ball()
     if not ball:
         print("  skipped: the corpus's bouncy ball (no corpus)")
