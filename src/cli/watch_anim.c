@@ -30,7 +30,13 @@ static void s_value(const ens_obj *o, const char *key, char *buf, size_t size) {
   if (ens_obj_get(o, key, &v) != 0) return;
   if (v.type == ENS_INT) snprintf(buf, size, "%lld", (long long)v.u.i);
   else if (v.type == ENS_REAL) snprintf(buf, size, "%g", v.u.r);
-  else if (v.type == ENS_STR) snprintf(buf, size, "%.*s", (int)(v.u.s.len > 40 ? 40 : v.u.s.len), v.u.s.ptr);
+  else if (v.type == ENS_STR) {
+    size_t n = v.u.s.len < size - 1 ? v.u.s.len : size - 1;
+    /* cut on a character's first byte: the name goes into JSON too */
+    while (n < v.u.s.len && n > 0 && ((unsigned char)v.u.s.ptr[n] & 0xc0) == 0x80) n--;
+    memcpy(buf, v.u.s.ptr, n);
+    buf[n] = '\0';
+  }
 }
 
 /* The member name the animated property of keyframe kf has ("p", "o"),
@@ -102,7 +108,8 @@ static void s_quoted(FILE *f, const char *t, int json) {
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
     if (*p == '"' || *p == '\\') fprintf(f, json ? "\\%c" : "%c", *p);
-    else if (*p < 0x20) fputs(json ? "\\u0020" : "?", f);
+    else if (*p < 0x20 && json) fprintf(f, "\\u%04x", *p);
+    else if (*p < 0x20) fputc('?', f);
     else fputc(*p, f);
   }
   fputc('"', f);

@@ -64,6 +64,7 @@ def run(binary):
         original = raw(served)
         srv = w.serve(served, extra=('--checkpoint-every', '1'))
         watcher = w.spawn([binary, 'watch', '--seconds', str(WAIT * 3), srv.endpoint], 'watch')
+        jwatcher = w.spawn([binary, 'watch', '--json', '--seconds', str(WAIT * 3), srv.endpoint], 'watch-json')
         a_path, b_path, c_path = w.path('a', 'anim.json'), w.path('b', 'anim.json'), w.path('c', 'anim.tgs')
         a = w.join('fa', a_path, srv.endpoint)
         b = w.join('fb', b_path, srv.endpoint)
@@ -79,6 +80,10 @@ def run(binary):
         check("join --file x.lottie is refused with status 2", r.returncode == 2 and 'dotLottie' in r.stderr,
               r.stderr.strip()[:200])
         check("and writes nothing", not os.path.exists(w.path('d', 'anim.lottie')))
+        r = subprocess.run([binary, 'join', '--seconds', '10', '--file', w.path('d', 'anim.svg'), srv.endpoint],
+                           capture_output=True, text=True, timeout=WAIT)
+        check("join --file x.svg on an animation's session exits 1 naming the kinds",
+              r.returncode == 1 and 'kind "lottie"' in r.stderr, r.stderr.strip()[:200])
 
         # one keyframe rewritten in A's text reaches B, C and the server, and only its line changes
         ea = Editor(w, 'anim', a_path, 'ea')
@@ -138,6 +143,22 @@ def run(binary):
         check("no other conflict was reported", len(re.findall('replaced a change|stands over', read(a.err) + read(b.err) + read(c.err))) == 1,
               (read(a.err) + read(b.err))[-400:])
 
+        # a save of B's file that does not read: said once with where, nothing sent, the file left alone
+        broken = read(b_path)[:-40]
+        with open(b_path, 'w', encoding='utf-8') as f:
+            f.write(broken)
+        wait("B says its broken file does not read, with line and column",
+             lambda: re.search(r'does not read \(line \d+, column \d+: ', read(b.err)))
+        ea.do('kf 8 0 81 82 0')
+        ea.do('save')
+        want[(8, 0)] = (81, 82, 0)
+        wait("A's next change reaches C and the server meanwhile",
+             lambda: keyframes(c_path).get((8, 0)) == (81, 82, 0) and keyframes(served).get((8, 0)) == (81, 82, 0))
+        time.sleep(0.5)
+        check("B's broken file is not written over", read(b_path) == broken)
+        eb.do('save')  # B's editor saves its whole text again
+        wait("B's file reads again and takes A's change", lambda: keyframes(b_path).get((8, 0)) == (81, 82, 0))
+
         # A killed mid-session: its editor goes on saving, B edits meanwhile; A joins again
         ea.do('kf 4 0 5 6 0')
         n = len(re.findall(r'^sent ', read(a.out), re.M))
@@ -177,6 +198,19 @@ def run(binary):
         check("watch names the layer and keyframe of A's first edit", re.search(r'^  layer 2 "L2": keyframe p t=30$', out, re.M))
         check("watch names the layers of the concurrent edits",
               all(re.search(rf'^  layer {n} "L{n}": keyframe', out, re.M) for n in range(1, 9)))
+        stop(jwatcher)
+        import json
+        try:
+            events = [json.loads(ln) for ln in read(jwatcher.out).splitlines()]
+            txns = [e for e in events if e['event'] == 'txn']
+            first = next(e for e in txns if e['layers'])
+            check("watch --json: every line is JSON, the first edit's layers member names it",
+                  first['layers'] == [{'ind': '2', 'name': 'L2', 'keyframes': ['p t=30'], 'more_keyframes': 0,
+                                       'other': 0}] and first['deleted'] == 0, repr(first))
+            check("watch --json: as many txn events as the text watch printed",
+                  len(txns) == len(re.findall(r'^txn ', out, re.M)))
+        except (ValueError, KeyError, StopIteration) as e:
+            check("watch --json prints JSON with layers", False, repr(e))
         check("the server stops cleanly", stop(srv) == 0)
         final = keyframes(served)
         check("the server's file holds every edit", all(final.get(k) == v for k, v in want.items()))
