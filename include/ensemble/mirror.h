@@ -1,6 +1,6 @@
 /* Ensemble file mirror: a session's document kept in a file that an
- * editor which does not embed the library (FontForge, Inkscape) opens and
- * saves. An editor keeps its document in memory and does not reload a file
+ * editor which does not embed the library (FontForge, Inkscape, a text
+ * editor on an animation) opens and saves. An editor keeps its document in memory and does not reload a file
  * changed on disk, so a save is merged three ways: base = the version of
  * the file the editor last held, ours = the save, theirs = the session;
  * only the user's own changes are sent, and where they replace a
