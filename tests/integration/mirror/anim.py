@@ -85,6 +85,19 @@ def run(binary):
         check("join --file x.svg on an animation's session exits 1 naming the kinds",
               r.returncode == 1 and 'kind "lottie"' in r.stderr, r.stderr.strip()[:200])
 
+        # an animation of the user's own at PATH is refused, or with --replace moved aside
+        mine = w.path('e', 'anim.json')
+        animation(mine, layers=2)
+        before = read(mine)
+        r = subprocess.run([binary, 'join', '--seconds', '10', '--file', mine, srv.endpoint], capture_output=True,
+                           text=True, timeout=WAIT)
+        check("an existing, other animation at PATH is refused with status 1, untouched",
+              r.returncode == 1 and '--replace' in r.stderr and read(mine) == before, r.stderr.strip()[:200])
+        e = w.join('fe', mine, srv.endpoint, extra=('--replace',))
+        check("with --replace it is kept as anim-before-join.json and PATH takes the session's bytes",
+              read(w.path('e', 'anim-before-join.json')) == before and raw(mine) == original)
+        check("join fe stops cleanly", stop(e) == 0)
+
         # one keyframe rewritten in A's text reaches B, C and the server, and only its line changes
         ea = Editor(w, 'anim', a_path, 'ea')
         b_before = read(b_path)
