@@ -49,6 +49,14 @@ static void s_property_name(const ens_obj *kf, char *buf, size_t size) {
   if (!buf[0]) snprintf(buf, size, "?");
 }
 
+/* The precomposition (an asset) a layer belongs to, NULL for a layer of
+ * the main composition, whose list hangs off the root. */
+static const ens_obj *s_asset_of(const ens_obj *layer) {
+  const ens_obj *list = ens_obj_parent(layer);
+  const ens_obj *owner = list ? ens_obj_parent(list) : NULL;
+  return owner && ens_obj_parent(owner) ? owner : NULL;
+}
+
 static s_layer *s_slot(s_sum *s, const ens_obj *layer) {
   for (size_t i = 0; i < s->n; i++)
     if (s->l[i].layer == layer) return &s->l[i];
@@ -128,6 +136,13 @@ void cli_watch_anim_text(FILE *f, const ens_doc *doc, const ens_txn *txn) {
       s_value(l->layer, "nm", nm, sizeof nm);
       fprintf(f, "  layer %s ", ind[0] ? ind : "-");
       s_quoted(f, nm, 0);
+      const ens_obj *asset = s_asset_of(l->layer);
+      if (asset) { /* the same ind may be a layer of the main composition */
+        char id[48];
+        s_value(asset, "id", id, sizeof id);
+        fputs(" in precomposition ", f);
+        s_quoted(f, id, 0);
+      }
       fputc(':', f);
     } else {
       fputs("  the animation:", f);
@@ -160,6 +175,15 @@ void cli_watch_anim_json(FILE *f, const ens_doc *doc, const ens_txn *txn) {
     s_quoted(f, ind, 1);
     fputs(", \"name\": ", f);
     s_quoted(f, nm, 1);
+    const ens_obj *asset = s_asset_of(l->layer);
+    fputs(", \"precomposition\": ", f);
+    if (asset) {
+      char id[48];
+      s_value(asset, "id", id, sizeof id);
+      s_quoted(f, id, 1);
+    } else {
+      fputs("null", f);
+    }
     fputs(", \"keyframes\": [", f);
     for (size_t k = 0; k < l->nkf; k++) {
       if (k) fputs(", ", f);

@@ -218,8 +218,8 @@ def run(binary):
             txns = [e for e in events if e['event'] == 'txn']
             first = next(e for e in txns if e['layers'])
             check("watch --json: every line is JSON, the first edit's layers member names it",
-                  first['layers'] == [{'ind': '2', 'name': 'L2', 'keyframes': ['p t=30'], 'more_keyframes': 0,
-                                       'other': 0}] and first['deleted'] == 0, repr(first))
+                  first['layers'] == [{'ind': '2', 'name': 'L2', 'precomposition': None, 'keyframes': ['p t=30'],
+                                       'more_keyframes': 0, 'other': 0}] and first['deleted'] == 0, repr(first))
             check("watch --json: as many txn events as the text watch printed",
                   len(txns) == len(re.findall(r'^txn ', out, re.M)))
         except (ValueError, KeyError, StopIteration) as e:
@@ -237,11 +237,12 @@ def run(binary):
     w = World(binary, 'join_anim_tgs')
     try:
         plain = w.path('plain.json')
-        animation(plain)
+        animation(plain, precomp=True)
         served = w.path('srv', 'anim.tgs')
         with open(plain, 'rb') as f, open(served, 'wb') as g:
             g.write(gzip.compress(f.read()))
         srv = w.serve(served, extra=('--checkpoint-every', '1'))
+        watcher = w.spawn([binary, 'watch', '--seconds', str(WAIT * 3), srv.endpoint], 'watch')
         a_path, b_path = w.path('a', 'anim.json'), w.path('b', 'anim.tgs')
         a = w.join('fa', a_path, srv.endpoint)
         b = w.join('fb', b_path, srv.endpoint)
@@ -261,6 +262,15 @@ def run(binary):
         check("tgs session: nothing else changed (python json)",
               {k: v for k, v in keyframes(served).items() if k != (7, 30)} ==
               {k: v for k, v in keyframes(plain).items() if k != (7, 30)})
+        # a keyframe of the precomposition's layer, rewritten in A's text
+        with open(a_path, encoding='utf-8') as f:
+            text = f.read()
+        m = re.search(r'"t": 60,\s*"s": \[\s*95\s*\]', text)
+        with open(a_path, 'w', encoding='utf-8') as f:
+            f.write(text[:m.start()] + '"t": 60, "s": [120]' + text[m.end():])
+        wait("tgs session: the precomposition's keyframe reaches B's .tgs", lambda: b'"s": [120]' in raw(b_path))
+        wait("tgs session: watch names the precomposition's layer and keyframe",
+             lambda: re.search(r'^  layer 1 "Arm" in precomposition "arm": keyframe r t=60$', read(watcher.out), re.M))
         check("tgs session: join fa stops cleanly", stop(a) == 0)
         with open(a_path, encoding='utf-8') as f:
             text = f.read()

@@ -192,12 +192,23 @@ def drawing(path, rects=60):
         f.write('\n'.join(lines) + '\n')
 
 
-def animation(path, layers=8):
+def animation(path, layers=8, precomp=False):
     """A Lottie animation with shape layers L1.. (ind 1..), each a circle
     whose position has keyframes at t = 0, 30 and 60, one line each, the way
-    an exporter writes them."""
-    lines = ['{"v": "5.7.4", "fr": 30, "ip": 0, "op": 60, "w": 512, "h": 512, "nm": "mirror test",',
-             ' "layers": [']
+    an exporter writes them. precomp: also an asset "arm" holding a layer
+    "Arm" (ind 1) whose rotation has keyframes {"t": 0, "s": [5]} and
+    {"t": 60, "s": [95]}."""
+    lines = ['{"v": "5.7.4", "fr": 30, "ip": 0, "op": 60, "w": 512, "h": 512, "nm": "mirror test",']
+    if precomp:
+        lines += [' "assets": [{"id": "arm", "layers": [',
+                  '  {"ddd": 0, "ind": 1, "ty": 4, "nm": "Arm", "ip": 0, "op": 60, "st": 0,',
+                  '   "ks": {"r": {"a": 1, "k": [',
+                  '      {"t": 0, "s": [5], "i": {"x": [0.5], "y": [1]}, "o": {"x": [0.5], "y": [0]}},',
+                  '      {"t": 60, "s": [95]}]}},',
+                  '   "shapes": [{"ty": "rc", "nm": "Bar", "p": {"a": 0, "k": [0, 0]}, "s": {"a": 0, "k": [8, 40]},'
+                  ' "r": {"a": 0, "k": 0}}]}',
+                  ' ]}],']
+    lines += [' "layers": [']
     for n in range(1, layers + 1):
         kfs = []
         for t in (0, 30, 60):
