@@ -34,10 +34,21 @@ def raw(path):
     return gzip.decompress(data) if data[:2] == b'\x1f\x8b' else data
 
 
-def corpus_ball():
+def corpus_dir():
     base = os.environ.get('ENSEMBLE_CORPUS') or os.path.join(SRC, '..', 'shared', 'corpus')
-    p = os.path.join(base, 'lottie', 'docs', 'docs_static_examples_bouncy_ball.json')
+    return os.path.join(base, 'lottie')
+
+
+def corpus_ball():
+    p = os.path.join(corpus_dir(), 'docs', 'docs_static_examples_bouncy_ball.json')
     return p if os.path.exists(p) else None
+
+
+def corpus_files():
+    out = []
+    for root, _, names in os.walk(corpus_dir()):
+        out += [os.path.join(root, n) for n in names if n.endswith('.json')]
+    return sorted(out)
 
 
 def run(binary):
@@ -327,6 +338,48 @@ def run(binary):
         for p in (a, b):
             check(f"corpus: join {p.name} stops cleanly", stop(p) == 0)
         check("corpus: the server stops cleanly", stop(srv) == 0)
+    finally:
+        w.close()
+
+    # every corpus animation: a .json and a .tgs mirror get the server's
+    # bytes, and a number rewritten in the .json's text ("op", which every
+    # animation has) reaches the .tgs and the server byte for byte
+    files = corpus_files()
+    w = World(binary, 'join_anim_all')
+    copied, edited, t0 = [], [], time.monotonic()
+    try:
+        for i, f in enumerate(files):
+            served = w.path(f'srv{i}', 'anim.json')
+            shutil.copy(f, served)
+            os.chmod(served, 0o644)
+            with open(f, 'rb') as g:
+                orig = g.read()
+            srv = w.serve(served, name=f'serve{i}', extra=('--checkpoint-every', '1'))
+            a_path, c_path = w.path(f'a{i}', 'anim.json'), w.path(f'c{i}', 'anim.tgs')
+            a = w.join(f'a{i}', a_path, srv.endpoint, extra=('--quiet',), wait=False)
+            c = w.join(f'c{i}', c_path, srv.endpoint, extra=('--quiet',), wait=False)
+            try:
+                wait_for(f"{f}: both mirrors written", lambda: raw(a_path) == orig and raw(c_path) == orig, timeout=20)
+                copied.append(f)
+                text = orig.decode('utf-8')
+                m = re.search(r'"op"\s*:\s*(-?[0-9.eE+-]+)', text)
+                new = (text[:m.start(1)] + str(int(float(m.group(1))) + 1) + text[m.end(1):]).encode('utf-8')
+                time.sleep(0.3)  # the mirror's own write settled, as an editor opens it after
+                with open(a_path + '.tmp', 'wb') as g:
+                    g.write(new)
+                os.replace(a_path + '.tmp', a_path)
+                wait_for(f"{f}: the edit reaches the .tgs and the server",
+                         lambda: raw(c_path) == new and raw(served) == new, timeout=20)
+                edited.append(f)
+            except Failure as e:
+                print(f"  {e}")
+            for p in (a, c, srv):
+                stop(p)
+        print(f"  corpus, all {len(files)} animations: {len(copied)} mirrored byte for byte into .json and .tgs, "
+              f"{len(edited)} edits reached the .tgs and the server byte for byte ({time.monotonic() - t0:.0f} s)")
+        if files:
+            check("corpus: every animation mirrored byte for byte", len(copied) == len(files))
+            check("corpus: every animation's edit arrived byte for byte", len(edited) == len(files))
     finally:
         w.close()
     return failures
