@@ -68,6 +68,11 @@ def run(binary):
             check(desc, False)
             return False
 
+    def close(w):
+        bad = sanitizer_reports(w)
+        check(f"no sanitizer reports in {os.path.basename(w.dir)}", not bad, repr(bad))
+        w.close()
+
     w = World(binary, 'join_anim')
     try:
         served = w.path('srv', 'anim.json')
@@ -238,10 +243,8 @@ def run(binary):
         check("the server stops cleanly", stop(srv) == 0)
         final = keyframes(served)
         check("the server's file holds every edit", all(final.get(k) == v for k, v in want.items()))
-        bad = sanitizer_reports(w)
-        check("no sanitizer reports", not bad, repr(bad))
     finally:
-        w.close()
+        close(w)
 
     # a session served from a .tgs: a .json mirror rewritten whole by a
     # script (json.load, json.dump) and edited while its join was stopped
@@ -307,7 +310,7 @@ def run(binary):
             check(f"tgs session: join {p.name} stops cleanly", stop(p) == 0)
         check("tgs session: the server stops cleanly", stop(srv) == 0)
     finally:
-        w.close()
+        close(w)
 
     ball = corpus_ball()
     if not ball:
@@ -339,7 +342,7 @@ def run(binary):
             check(f"corpus: join {p.name} stops cleanly", stop(p) == 0)
         check("corpus: the server stops cleanly", stop(srv) == 0)
     finally:
-        w.close()
+        close(w)
 
     # every corpus animation: a .json and a .tgs mirror get the server's
     # bytes, and a number rewritten in the .json's text ("op", which every
@@ -381,7 +384,7 @@ def run(binary):
             check("corpus: every animation mirrored byte for byte", len(copied) == len(files))
             check("corpus: every animation's edit arrived byte for byte", len(edited) == len(files))
     finally:
-        w.close()
+        close(w)
     return failures
 
 
