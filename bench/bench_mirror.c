@@ -166,7 +166,7 @@ static void s_font(const char *path, int rounds, const char *tmpdir, int first_f
   o.on_event = s_on_event;
   o.user = &w;
   if (ens_session_new(&o, &w.a)) s_die("session");
-  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL};
+  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL, 0};
   if (ens_mirror_new(w.a, &mo, &w.m)) s_die("mirror");
   o.name = "collaborator";
   o.on_event = NULL;

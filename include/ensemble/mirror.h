@@ -1,6 +1,6 @@
 /* Ensemble file mirror: a session's document kept in a file that an
- * editor which does not embed the library (FontForge, Inkscape) opens and
- * saves. An editor keeps its document in memory and does not reload a file
+ * editor which does not embed the library (FontForge, Inkscape, a text
+ * editor on an animation) opens and saves. An editor keeps its document in memory and does not reload a file
  * changed on disk, so a save is merged three ways: base = the version of
  * the file the editor last held, ours = the save, theirs = the session;
  * only the user's own changes are sent, and where they replace a
@@ -25,9 +25,15 @@ extern "C" {
 typedef struct ens_mirror ens_mirror;
 
 typedef struct {
-  const char *format;  /* the file's format: "sfd" (ENS_SFD_KIND) or "svg" (ENS_SVG_KIND) */
+  const char *format;  /* the file's format: "sfd" (ENS_SFD_KIND), "svg" (ENS_SVG_KIND) or "lottie"
+                          (ENS_LOTTIE_KIND) */
   size_t max_versions; /* versions kept, at least 3; 0 for ENS_MIRROR_VERSIONS */
   const char *label;   /* label of the transaction a save makes; NULL for "Saved by editor" */
+  /* "lottie": the file's container, ENS_LOTTIE_AS_JSON (0) or ENS_LOTTIE_AS_TGS (gzip); a dotLottie
+   * archive is refused (ENS_EINVAL), since the other entries it holds are no part of the session's
+   * document. The container a save was read in never reaches the session: the session's file keeps
+   * its own. */
+  int container;
 } ens_mirror_opts;
 
 /* A mirror of session's document. The mirror borrows the session, which

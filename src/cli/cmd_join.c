@@ -1,6 +1,6 @@
 /* `ensemble join ENDPOINT --file PATH`: joins a session and mirrors its
- * document both ways into a local .sfd or .svg file, so that FontForge,
- * Inkscape or any editor takes part by opening and saving that file
+ * document both ways into a local .sfd, .svg or Lottie (.json, .tgs) file,
+ * so that FontForge, Inkscape, a text editor or any editor takes part by opening and saving that file
  * (mirror.c does the file side). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "mirror.h"
 
 static const cli_option s_options[] = {
-    {"file", 'f', "PATH", "the .sfd or .svg file to mirror the session into (required)"},
+    {"file", 'f', "PATH", "the .sfd, .svg, .json or .tgs file to mirror the session into (required)"},
     {"name", 'n', "NAME", "the name collaborators see (default \"join\")"},
     {"colour", 'c', "RRGGBB", "the colour collaborators see, in hex (default 808080)"},
     {"seconds", 't', "S", "stop after S seconds (default: at SIGINT or SIGTERM)"},
@@ -24,8 +24,10 @@ static const cli_option s_options[] = {
 
 static const cli_spec s_spec = {
     "join", "[options] --file PATH ENDPOINT",
-    "Joins the session at ENDPOINT and keeps PATH (a .sfd font or a .svg\n"
-    "drawing) and the session's document the same, both ways. Every save of\n"
+    "Joins the session at ENDPOINT and keeps PATH (a .sfd font, a .svg\n"
+    "drawing, or a Lottie animation: .json, or .tgs written gzip; a .lottie\n"
+    "archive is refused) and the session's document the same, both ways.\n"
+    "PATH's format must be the session's. Every save of\n"
     "PATH by an editor is read back (after 150 ms without further writes) and\n"
     "merged three ways: only what the user changed since the version of PATH\n"
     "the editor held (its previous save, what it opened, or the last version\n"

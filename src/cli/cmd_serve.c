@@ -25,8 +25,9 @@ static const cli_option s_options[] = {
 
 static const cli_spec s_spec = {
     "serve", "[options] FILE",
-    "Hosts a real-time session for FILE (a FontForge .sfd font, an .svg drawing\n"
-    "or an Ensemble snapshot). Clients join at ENDPOINT; every change is durable in the store\n"
+    "Hosts a real-time session for FILE (a FontForge .sfd font, an .svg drawing,\n"
+    "a Lottie animation: .json, .tgs or .lottie, or an Ensemble snapshot).\n"
+    "Clients join at ENDPOINT; every change is durable in the store\n"
     "before anyone hears of it. FILE is rewritten atomically at each checkpoint\n"
     "and when the server stops (SIGINT or SIGTERM). Started again on the same\n"
     "store, it continues where it stopped; edits made to FILE meanwhile are\n"

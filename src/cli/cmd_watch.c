@@ -13,12 +13,13 @@
 
 #include "cli.h"
 #include "docfile.h"
+#include "watch_anim.h"
 
 static const cli_option s_options[] = {
     {"name", 'n', "NAME", "the name collaborators see (default \"watch\")"},
     {"seconds", 't', "S", "stop after S seconds (default: at SIGINT or SIGTERM)"},
     {"until-seq", 'u', "N", "stop once the document holds change N of the session"},
-    {"out", 'o', "FILE", "write the document to FILE (.sfd or a snapshot) when stopping"},
+    {"out", 'o', "FILE", "write the document to FILE (.sfd, .svg, .json, .tgs or a snapshot) when stopping"},
     {"mirror", 'm', "FILE", "keep FILE up to date while running (rewritten atomically)"},
     {"every", 0, "MS", "--mirror writes at most once per MS milliseconds (default 1000)"},
     {"keys", 'k', "DIR", "this client's key pair (ensemble keygen DIR), for an encrypted server"},
@@ -34,7 +35,10 @@ static const cli_spec s_spec = {
     "from its author's commit to its arrival here, by the two machines'\n"
     "clocks; \"-\" for one sent in catch-up). --json prints one JSON object\n"
     "per line: {\"event\": \"connected\"|\"joined\"|\"left\"|\"presence\"|\n"
-    "\"txn\"|\"reconnecting\"|\"reset\"|\"refused\"|\"stopped\", ...}. When it\n"
+    "\"txn\"|\"reconnecting\"|\"reset\"|\"refused\"|\"stopped\", ...}. In an\n"
+    "animation's session each transaction is followed by one line per layer\n"
+    "it changed, naming the keyframes (property and time: \"keyframe p t=30\")\n"
+    "(--json: a \"layers\" member). When it\n"
     "stops it prints the last sequence number and the document's hash (equal\n"
     "hashes, equal documents) and, with --out, writes the document. With\n"
     "--mirror, FILE is rewritten atomically whenever the document changed,\n"
@@ -154,7 +158,9 @@ static void s_event(ens_session *s, const ens_session_event *ev, void *user) {
       s_json_str(s_name_of(ev->site));
       printf(", \"ctn\": %llu, \"label\": ", (unsigned long long)ev->ctn);
       s_json_str(ev->label);
-      printf(", \"ops\": %zu, \"latency_ms\": ", ev->ops);
+      printf(", \"ops\": %zu", ev->ops);
+      cli_watch_anim_json(stdout, ens_session_doc(s), ev->txn);
+      printf(", \"latency_ms\": ");
       if (ev->committed_us) printf("%.3f}\n", ms);
       else printf("null}\n");
     } else {
@@ -162,6 +168,7 @@ static void s_event(ens_session *s, const ens_session_event *ev, void *user) {
              ev->label ? ev->label : "", ev->ops, ev->ops == 1 ? "" : "s");
       if (ev->committed_us) printf("latency %.2f ms\n", ms);
       else printf("latency -\n");
+      cli_watch_anim_text(stdout, ens_session_doc(s), ev->txn); /* an animation: its layers and keyframes */
     }
     break;
   }

@@ -18,7 +18,7 @@ const cli_command cli_commands[] = {
     {"serve", "host a real-time session for a font or snapshot", cli_cmd_serve},
     {"watch", "join a session, report its events, optionally save the document", cli_cmd_watch},
     {"merge", "three-way merge of a font or drawing; git's merge driver", cli_cmd_merge},
-    {"join", "mirror a session both ways into a .sfd or .svg file an editor opens", cli_cmd_join},
+    {"join", "mirror a session both ways into a .sfd, .svg, .json or .tgs file an editor opens", cli_cmd_join},
     {"init", "make the current directory a git repository set up for fonts and drawings", cli_cmd_init},
     {"git", "git for designers: 'ensemble git setup' makes git diff and merge use Ensemble", cli_cmd_git},
     {"commit", "record the changed files (or those named) as a new version", cli_cmd_commit},

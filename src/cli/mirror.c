@@ -42,6 +42,7 @@ struct cli_mirror {
    * from its own directory, not the link's */
   char *tdir, *tbase;
   cli_file_kind kind;
+  int container; /* an animation's: ENS_LOTTIE_AS_JSON or ENS_LOTTIE_AS_TGS */
   int quiet, replace;
   /* inotify, on the directories: editors save by rename as often as in
    * place. wd names PATH's directory, twd the target's (the same watch
@@ -105,10 +106,22 @@ static int s_ends_with(const char *s, const char *ext) {
 int cli_mirror_new(const char *path, int quiet, int replace, cli_mirror **out, char *err, size_t err_size) {
   *out = NULL;
   cli_file_kind kind;
+  int container = ENS_LOTTIE_AS_JSON;
   if (s_ends_with(path, ".sfd")) kind = CLI_KIND_SFD;
   else if (s_ends_with(path, ".svg")) kind = CLI_KIND_SVG;
-  else {
-    snprintf(err, err_size, "%s: the file must be a .sfd font or a .svg drawing", path);
+  else if (s_ends_with(path, ".json")) kind = CLI_KIND_LOTTIE;
+  else if (s_ends_with(path, ".tgs")) kind = CLI_KIND_LOTTIE, container = ENS_LOTTIE_AS_TGS;
+  else if (s_ends_with(path, ".lottie")) {
+    /* the archive's other entries (images, other animations, its
+     * manifest) are no part of the session's document: a save that
+     * changed them could not be merged, and a rewrite would take it back */
+    snprintf(err, err_size,
+             "%s: a dotLottie archive cannot be mirrored (what it holds beside the animation is not shared); "
+             "join with a .json or .tgs file",
+             path);
+    return -2;
+  } else {
+    snprintf(err, err_size, "%s: the file must be a .sfd font, a .svg drawing or a .json or .tgs animation", path);
     return -2;
   }
   cli_mirror *m = calloc(1, sizeof *m);
@@ -118,6 +131,7 @@ int cli_mirror_new(const char *path, int quiet, int replace, cli_mirror **out, c
   }
   m->ifd = m->wd = m->twd = -1;
   m->kind = kind;
+  m->container = container;
   m->quiet = quiet;
   m->replace = replace;
   m->path = strdup(path);
@@ -167,6 +181,7 @@ int cli_mirror_attach(cli_mirror *m, ens_session *s, char *err, size_t err_size)
   ens_mirror_opts o;
   memset(&o, 0, sizeof o);
   o.format = cli_mirror_doc_kind(m);
+  o.container = m->container;
   if (ens_mirror_new(s, &o, &m->lib)) {
     snprintf(err, err_size, "%s", ens_error_last());
     return -1;
@@ -189,7 +204,9 @@ void cli_mirror_free(cli_mirror *m) {
   free(m);
 }
 
-const char *cli_mirror_doc_kind(const cli_mirror *m) { return m->kind == CLI_KIND_SFD ? ENS_SFD_KIND : ENS_SVG_KIND; }
+const char *cli_mirror_doc_kind(const cli_mirror *m) {
+  return m->kind == CLI_KIND_SFD ? ENS_SFD_KIND : m->kind == CLI_KIND_SVG ? ENS_SVG_KIND : ENS_LOTTIE_KIND;
+}
 
 void cli_mirror_event(cli_mirror *m, const ens_session_event *ev) {
   if (!m->lib) return;
@@ -267,7 +284,19 @@ static void s_warn(const char *fmt, ...) {
 
 /* --- what the user is told ------------------------------------------------------ */
 
-static const char *s_value(const ens_value *v, char *buf, size_t size) {
+/* text: an animation's BYTES value, which is the canonical JSON text of an
+ * array ("[11,12,0]"), shown as that text */
+static const char *s_value(const ens_value *v, int text, char *buf, size_t size) {
+  if (text && v->type == ENS_BYTES) {
+    size_t o = 0, cut = 60;
+    for (size_t i = 0; i < v->u.s.len && i < cut && o + 5 < size; i++) {
+      unsigned char c = (unsigned char)v->u.s.ptr[i];
+      buf[o++] = (char)(c < 0x20 ? '?' : c);
+    }
+    if (v->u.s.len > cut && o + 4 < size) o += (size_t)snprintf(buf + o, size - o, "...");
+    buf[o] = '\0';
+    return buf;
+  }
   switch (v->type) {
   case ENS_NIL: return "(none)";
   case ENS_INT: snprintf(buf, size, "%" PRId64, v->u.i); return buf;
@@ -304,19 +333,21 @@ static void s_tell(const cli_mirror *m, const ens_mirror_result *r) {
   for (size_t i = 0; i < n && i < SAY_CONFLICTS; i++) {
     ens_mirror_conflict cc = *ens_mirror_result_conflict_at(r, i);
     const ens_mirror_conflict *c = &cc;
-    if (!cc.path || !*cc.path) cc.path = m->kind == CLI_KIND_SFD ? "the font" : "the drawing";
+    if (!cc.path || !*cc.path)
+      cc.path = m->kind == CLI_KIND_SFD ? "the font" : m->kind == CLI_KIND_SVG ? "the drawing" : "the animation";
     if (cc.key && cc.key[0] == '~') cc.key = NULL;
     char who[128], a[128], b[128], base[128];
+    int text = m->kind == CLI_KIND_LOTTIE;
     s_whose(c, who, sizeof who);
     switch (c->kind) {
     case ENS_CONFLICT_SET:
       if (c->ours_kept)
         s_warn("%s: your save replaced a change by %s: %s, %s: %s -> %s (was %s when you opened it)", m->path, who,
-               c->path, c->key, s_value(&c->theirs, a, sizeof a), s_value(&c->ours, b, sizeof b),
-               s_value(&c->base, base, sizeof base));
+               c->path, c->key, s_value(&c->theirs, text, a, sizeof a), s_value(&c->ours, text, b, sizeof b),
+               s_value(&c->base, text, base, sizeof base));
       else
         s_warn("%s: a change by %s stands over your save: %s, %s: %s (yours: %s)", m->path, who, c->path, c->key,
-               s_value(&c->theirs, a, sizeof a), s_value(&c->ours, b, sizeof b));
+               s_value(&c->theirs, text, a, sizeof a), s_value(&c->ours, text, b, sizeof b));
       break;
     case ENS_CONFLICT_DELETE:
       if (c->theirs_deleted)
@@ -334,7 +365,7 @@ static void s_tell(const cli_mirror *m, const ens_mirror_result *r) {
       break;
     case ENS_CONFLICT_INSERT:
       s_warn("%s: %s was added by %s too, with another %s: %s -> %s (%s stands)", m->path, c->path, who,
-             c->key ? c->key : "content", s_value(&c->theirs, a, sizeof a), s_value(&c->ours, b, sizeof b),
+             c->key ? c->key : "content", s_value(&c->theirs, text, a, sizeof a), s_value(&c->ours, text, b, sizeof b),
              c->ours_kept ? "yours" : "theirs");
       break;
     }

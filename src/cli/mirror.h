@@ -1,5 +1,5 @@
 /* The file side of `ensemble join`: a session's document kept in a local
- * .sfd or .svg file that any editor opens and saves. The three-way mirror
+ * .sfd, .svg, .json or .tgs file that any editor opens and saves. The three-way mirror
  * itself (which version a save is based on, what it changes, whose change
  * it replaced) is the library's (ensemble/mirror.h); this layer watches
  * the file (inotify on its directory), reads the editor's saves once they
@@ -18,8 +18,9 @@ typedef struct cli_mirror cli_mirror;
 #define CLI_MIRROR_QUIET_MS 150
 #define CLI_MIRROR_THROTTLE_MS 200
 
-/* A mirror of path (its kind by extension: .sfd or .svg; anything else is
- * refused with -2). Starts watching the file's directory at once. quiet:
+/* A mirror of path (its kind by extension: .sfd, .svg, or an animation's
+ * .json or .tgs, the latter written gzip; anything else, a dotLottie
+ * archive too, is refused with -2). Starts watching the file's directory at once. quiet:
  * no line on stdout per event. replace: a file at path that is not this
  * session's is moved aside to a backup instead of refused. 0, or -1 with
  * a message in err; *out is the caller's (cli_mirror_free). */
@@ -29,7 +30,7 @@ void cli_mirror_free(cli_mirror *m);
 /* The session the file mirrors (borrowed; it must outlive the mirror). */
 int cli_mirror_attach(cli_mirror *m, ens_session *s, char *err, size_t err_size);
 
-/* The document kind a session must hold for this file ("sfd", "svg"). */
+/* The document kind a session must hold for this file ("sfd", "svg", "lottie"). */
 const char *cli_mirror_doc_kind(const cli_mirror *m);
 
 /* Every event of the session, from the command's on_event. */

@@ -123,7 +123,9 @@ run "tree2snap without input" 2 "$BIN" tree2snap -o "$TMP/x.snap"
 run "help for an unknown command" 2 "$BIN" help frobnicate
 run "join without --file" 2 "$BIN" join tcp://127.0.0.1:9 && has "join without --file" err "--file PATH is required"
 run "join into a file of no known kind" 2 "$BIN" join --file "$TMP/x.txt" tcp://127.0.0.1:9 &&
-  has "join into a file of no known kind" err "must be a .sfd font or a .svg drawing"
+  has "join into a file of no known kind" err "must be a .sfd font, a .svg drawing or a .json or .tgs animation"
+run "join into a dotLottie archive" 2 "$BIN" join --file "$TMP/x.lottie" tcp://127.0.0.1:9 &&
+  has "join into a dotLottie archive" err "a dotLottie archive cannot be mirrored"
 run "join into a missing directory" 1 "$BIN" join --file "$TMP/missing/x.sfd" tcp://127.0.0.1:9 &&
   has "join into a missing directory" err "cannot watch"
 run "join with a bad colour" 2 "$BIN" join --colour orange --file "$TMP/x.svg" tcp://127.0.0.1:9

@@ -5,7 +5,8 @@
  * stale save keeps B's changes; a save that changes what B changed is
  * reported with B's name; an editor that reloads loses nothing either; the
  * kept state round-trips and another session's is refused; the versions
- * kept stay within their bound. */
+ * kept stay within their bound. The same on an animation (Lottie text edited
+ * the way a text editor saves it), in .json and .tgs files. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -73,6 +74,26 @@ static const char s_drawing[] =
     "  </g>\n"
     "</svg>\n";
 
+/* Two layers, their positions' keyframes each with a value found once in
+ * the text, so that an edit is a replacement of that value. */
+static const char s_anim[] =
+    "{\"v\": \"5.7.4\", \"fr\": 30, \"ip\": 0, \"op\": 60, \"w\": 200, \"h\": 200,\n"
+    " \"layers\": [\n"
+    "  {\"ind\": 1, \"ty\": 4, \"nm\": \"Ball\", \"ip\": 0, \"op\": 60, \"st\": 0,\n"
+    "   \"ks\": {\"p\": {\"a\": 1, \"k\": [\n"
+    "     {\"t\": 0, \"s\": [101, 0]},\n"
+    "     {\"t\": 30, \"s\": [102, 0]}]}},\n"
+    "   \"shapes\": [{\"ty\": \"el\", \"nm\": \"C\", \"p\": {\"a\": 0, \"k\": [0, 0]}, \"s\": {\"a\": 0, \"k\": [9, 9]}}]},\n"
+    "  {\"ind\": 2, \"ty\": 4, \"nm\": \"Box\", \"ip\": 0, \"op\": 60, \"st\": 0,\n"
+    "   \"ks\": {\"p\": {\"a\": 1, \"k\": [\n"
+    "     {\"t\": 0, \"s\": [201, 0]},\n"
+    "     {\"t\": 30, \"s\": [202, 0]}]}},\n"
+    "   \"shapes\": [{\"ty\": \"rc\", \"nm\": \"R\", \"p\": {\"a\": 0, \"k\": [0, 0]}, \"s\": {\"a\": 0, \"k\": [9, 9]}, \"r\": {\"a\": 0, \"k\": 0}}]}\n"
+    " ]\n"
+    "}\n";
+
+enum { S_FONT = 0, S_SVG = 1, S_ANIM = 2, S_ANIM_TGS = 3 };
+
 static void s_world_up_as(s_world *w, size_t max_versions, int svg) {
   memset(w, 0, sizeof *w);
   s_w = w;
@@ -80,8 +101,22 @@ static void s_world_up_as(s_world *w, size_t max_versions, int svg) {
   assert_non_null(mkdtemp(w->dir));
   snprintf(w->store, sizeof w->store, "%s/store", w->dir);
   ens_doc *font;
-  if (svg) assert_int_equal(ens_svg_read(s_drawing, strlen(s_drawing), &font), 0);
-  else assert_int_equal(ens_sfd_read_path(s_font_path(), &font), 0);
+  if (svg == S_ANIM) {
+    assert_int_equal(ens_lottie_read(s_anim, strlen(s_anim), &font), 0);
+  } else if (svg == S_ANIM_TGS) { /* the session's file is a .tgs */
+    ens_doc *plain;
+    unsigned char *gz;
+    size_t gn;
+    assert_int_equal(ens_lottie_read(s_anim, strlen(s_anim), &plain), 0);
+    assert_int_equal(ens_lottie_write_as(plain, ENS_LOTTIE_AS_TGS, &gz, &gn), 0);
+    ens_doc_free(plain);
+    assert_int_equal(ens_lottie_read(gz, gn, &font), 0);
+    ens_free(gz);
+  } else if (svg) {
+    assert_int_equal(ens_svg_read(s_drawing, strlen(s_drawing), &font), 0);
+  } else {
+    assert_int_equal(ens_sfd_read_path(s_font_path(), &font), 0);
+  }
   ens_server_opts so;
   memset(&so, 0, sizeof so);
   so.endpoint = "tcp://127.0.0.1:*";
@@ -97,7 +132,8 @@ static void s_world_up_as(s_world *w, size_t max_versions, int svg) {
   o.on_event = s_on_event_a;
   o.user = w;
   assert_int_equal(ens_session_new(&o, &w->a), 0);
-  ens_mirror_opts mo = {svg ? ENS_SVG_KIND : ENS_SFD_KIND, max_versions, NULL};
+  ens_mirror_opts mo = {svg >= S_ANIM ? ENS_LOTTIE_KIND : svg ? ENS_SVG_KIND : ENS_SFD_KIND, max_versions, NULL,
+                        ENS_LOTTIE_AS_JSON};
   assert_int_equal(ens_mirror_new(w->a, &mo, &w->m), 0);
   o.name = "Bram";
   o.on_event = NULL;
@@ -317,7 +353,7 @@ static void test_a_file_of_other_content_needs_a_known_version(void **state) {
   s_save(&w, font, len, 0, 0, NULL);
   assert_int_equal(ens_mirror_outdated(w.m), 0);
   ens_mirror_free(w.m);
-  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL};
+  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL, 0};
   assert_int_equal(ens_mirror_new(w.a, &mo, &w.m), 0);
   size_t slen = len;
   char *other = s_set_width(font, &slen, "a", 1);
@@ -343,7 +379,7 @@ static void test_kept_state_merges_edits_made_while_stopped(void **state) {
   size_t slen = len;
   char *edited = s_set_width(written, &slen, "a", 555);
   s_collab_width(&w, "b", 751);
-  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL};
+  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL, 0};
   assert_int_equal(ens_mirror_new(w.a, &mo, &w.m), 0);
   assert_int_equal(ens_mirror_state_add(w.m, kept, klen), 0);
   assert_true(ens_mirror_knows(w.m, written, len));
@@ -552,7 +588,7 @@ static void test_a_save_sent_again_after_a_stop_takes_back_nothing(void **state)
   s_save(&w, saved, slen, 1, 0, NULL);
   s_collab_width(&w, "a", 613);
   ens_mirror_free(w.m);
-  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL};
+  ens_mirror_opts mo = {ENS_SFD_KIND, 0, NULL, 0};
   assert_int_equal(ens_mirror_new(w.a, &mo, &w.m), 0);
   assert_int_equal(ens_mirror_state_add(w.m, kept, klen), 0);
   ens_mirror_result *r;
@@ -642,6 +678,182 @@ static void test_a_save_deleting_what_a_collaborator_changed_names_them(void **s
   s_world_down(&w);
 }
 
+/* --- animations ------------------------------------------------------------------- */
+
+/* text with its one occurrence of from replaced by to (malloc'd). */
+static char *s_replace(const char *text, size_t len, const char *from, const char *to, size_t *out_len) {
+  const char *at = strstr(text, from);
+  assert_non_null(at);
+  assert_null(strstr(at + 1, from));
+  size_t fl = strlen(from), tl = strlen(to), before = (size_t)(at - text);
+  char *out = malloc(len - fl + tl + 1);
+  assert_non_null(out);
+  memcpy(out, text, before);
+  memcpy(out + before, to, tl);
+  memcpy(out + before + tl, at + fl, len - before - fl);
+  *out_len = len - fl + tl;
+  out[*out_len] = '\0';
+  return out;
+}
+
+/* The session's animation as JSON text (malloc'd, NUL-terminated). */
+static char *s_anim_text(ens_session *s) {
+  unsigned char *b;
+  size_t n;
+  assert_int_equal(ens_lottie_write_as(ens_session_doc(s), ENS_LOTTIE_AS_JSON, &b, &n), 0);
+  char *t = malloc(n + 1);
+  assert_non_null(t);
+  memcpy(t, b, n);
+  t[n] = '\0';
+  ens_free(b);
+  return t;
+}
+
+/* Bram edits his copy of the animation as text: the difference from the
+ * session's document, by identity keys, is his change. */
+static void s_collab_anim(s_world *w, const char *from, const char *to) {
+  char *text = s_anim_text(w->b);
+  size_t n;
+  char *edited = s_replace(text, strlen(text), from, to, &n);
+  ens_doc *ed;
+  assert_int_equal(ens_lottie_read(edited, n, &ed), 0);
+  ens_txn *t;
+  assert_int_equal(ens_doc_diff(ens_session_doc(w->b), ed, ens_lottie_identity, NULL, &t), 0);
+  assert_true(ens_txn_op_count(t) > 0);
+  assert_int_equal(ens_session_commit(w->b, t), 0);
+  ens_txn_free(t);
+  ens_doc_free(ed);
+  free(text);
+  free(edited);
+  s_settle(w);
+}
+
+static int s_anim_has(ens_session *s, const char *what) {
+  char *t = s_anim_text(s);
+  int has = strstr(t, what) != NULL;
+  free(t);
+  return has;
+}
+
+static void test_an_animation_save_keeps_a_collaborators_keyframe(void **state) {
+  (void)state;
+  s_world w;
+  s_world_up_as(&w, 0, S_ANIM);
+  size_t len;
+  char *opened = s_write(&w, &len);
+  assert_int_equal(len, strlen(s_anim));
+  assert_memory_equal(opened, s_anim, len); /* the file gets the session's bytes */
+  s_collab_anim(&w, "[202, 0]", "[222, 5]"); /* Bram, layer Box */
+  free(s_write(&w, &len)); /* written; the editor does not reload */
+  size_t slen;
+  char *saved = s_replace(opened, strlen(opened), "[101, 0]", "[111, 7]", &slen); /* layer Ball */
+  s_save(&w, saved, slen, 1, 0, NULL);
+  assert_true(s_anim_has(w.b, "\"s\": [111, 7]"));
+  assert_true(s_anim_has(w.b, "\"s\":[222,5]") || s_anim_has(w.b, "\"s\": [222, 5]"));
+  assert_true(s_anim_has(w.a, "[111, 7]"));
+  /* the save's own text stands for what it did not change */
+  assert_true(s_anim_has(w.b, "\"nm\": \"Ball\", \"ip\": 0"));
+  free(opened);
+  free(saved);
+  s_world_down(&w);
+}
+
+static void test_an_animation_save_replacing_a_keyframe_names_whose(void **state) {
+  (void)state;
+  s_world w;
+  s_world_up_as(&w, 0, S_ANIM);
+  size_t len;
+  char *opened = s_write(&w, &len);
+  s_collab_anim(&w, "[102, 0]", "[150, 1]");
+  size_t slen;
+  char *saved = s_replace(opened, len, "[102, 0]", "[160, 2]", &slen);
+  ens_mirror_result *r;
+  s_save(&w, saved, slen, 1, 1, &r);
+  const ens_mirror_conflict *c = ens_mirror_result_conflict_at(r, 0);
+  assert_int_equal(c->kind, ENS_CONFLICT_SET);
+  assert_string_equal(c->key, "s");
+  assert_non_null(strstr(c->path, "layer ind=1"));
+  assert_non_null(strstr(c->path, "keyframe t=30"));
+  assert_int_equal(c->theirs.type, ENS_BYTES); /* an array: its canonical JSON */
+  assert_int_equal(c->theirs.u.s.len, strlen("[150,1]"));
+  assert_memory_equal(c->theirs.u.s.ptr, "[150,1]", c->theirs.u.s.len);
+  assert_memory_equal(c->ours.u.s.ptr, "[160,2]", c->ours.u.s.len);
+  assert_memory_equal(c->base.u.s.ptr, "[102,0]", c->base.u.s.len);
+  assert_true(c->ours_kept);
+  assert_string_equal(c->who, "Bram");
+  ens_mirror_result_free(r);
+  assert_true(s_anim_has(w.b, "[160, 2]"));
+  free(opened);
+  free(saved);
+  s_world_down(&w);
+}
+
+/* A .tgs file: written gzip, its saves read, and the container never a
+ * change; a .json mirror of a session served from a .tgs sends none
+ * either; a dotLottie archive is refused. */
+static void test_an_animation_in_a_tgs_file(void **state) {
+  (void)state;
+  for (int served_tgs = 0; served_tgs < 2; served_tgs++) {
+    s_world w;
+    s_world_up_as(&w, 0, served_tgs ? S_ANIM_TGS : S_ANIM);
+    ens_mirror_free(w.m);
+    w.m = NULL;
+    ens_mirror_opts mo = {ENS_LOTTIE_KIND, 0, NULL, ENS_LOTTIE_AS_DOTLOTTIE};
+    assert_int_equal(ens_mirror_new(w.a, &mo, &w.m), ENS_EINVAL);
+    assert_non_null(strstr(ens_error_last(), "dotLottie"));
+    mo.container = served_tgs ? ENS_LOTTIE_AS_JSON : ENS_LOTTIE_AS_TGS;
+    assert_int_equal(ens_mirror_new(w.a, &mo, &w.m), 0);
+    size_t len;
+    char *opened = s_write(&w, &len);
+    char *text = opened;
+    size_t tlen = len;
+    unsigned char *gz = NULL;
+    if (!served_tgs) {
+      assert_true(len > 2 && (unsigned char)opened[0] == 0x1f && (unsigned char)opened[1] == 0x8b);
+      ens_doc *d;
+      assert_int_equal(ens_lottie_read(opened, len, &d), 0);
+      unsigned char *b;
+      assert_int_equal(ens_lottie_write_as(d, ENS_LOTTIE_AS_JSON, &b, &tlen), 0);
+      ens_doc_free(d);
+      text = (char *)b;
+    } else {
+      assert_memory_equal(opened, s_anim, len);
+    }
+    assert_int_equal(tlen, strlen(s_anim));
+    assert_memory_equal(text, s_anim, tlen);
+    size_t slen;
+    char *saved = s_replace(text, tlen, "[201, 0]", "[203, 4]", &slen);
+    const char *bytes = saved;
+    size_t blen = slen;
+    if (!served_tgs) { /* the editor saves gzip again */
+      ens_doc *d;
+      assert_int_equal(ens_lottie_read(saved, slen, &d), 0);
+      assert_int_equal(ens_lottie_write_as(d, ENS_LOTTIE_AS_TGS, &gz, &blen), 0);
+      ens_doc_free(d);
+      bytes = (const char *)gz;
+    }
+    ens_mirror_result *r;
+    assert_int_equal(ens_mirror_save(w.m, bytes, blen, &r), 0);
+    assert_int_equal(ens_mirror_result_ops(r), 2); /* the keyframe's value and its kept text */
+    assert_int_equal(ens_mirror_result_conflict_count(r), 0);
+    ens_mirror_result_free(r);
+    s_settle(&w);
+    assert_true(s_anim_has(w.b, "[203, 4]"));
+    /* the session's document still writes its own container */
+    unsigned char *own;
+    size_t on;
+    assert_int_equal(ens_lottie_write(ens_session_doc(w.b), &own, &on), 0);
+    assert_int_equal(on > 2 && own[0] == 0x1f && own[1] == 0x8b, served_tgs);
+    ens_free(own);
+    assert_int_equal(ens_mirror_outdated(w.m), 0);
+    if (text != opened) ens_free(text);
+    ens_free(gz);
+    free(opened);
+    free(saved);
+    s_world_down(&w);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_the_fingerprint_distance_counts_what_differs),
@@ -657,6 +869,9 @@ int main(void) {
       cmocka_unit_test(test_an_edit_of_what_a_collaborator_deleted_is_told_once),
       cmocka_unit_test(test_a_save_sent_again_after_a_stop_takes_back_nothing),
       cmocka_unit_test(test_a_save_deleting_what_a_collaborator_changed_names_them),
+      cmocka_unit_test(test_an_animation_save_keeps_a_collaborators_keyframe),
+      cmocka_unit_test(test_an_animation_save_replacing_a_keyframe_names_whose),
+      cmocka_unit_test(test_an_animation_in_a_tgs_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

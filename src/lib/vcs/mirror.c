@@ -9,6 +9,8 @@
 #include "../model/doc.h"
 #include "../txn/ops.h"
 #include "../util/error.h"
+#include "../formats/lottie/lottie_int.h"
+#include "ensemble/lottie.h"
 #include "ensemble/mirror.h"
 #include "ensemble/sfd.h"
 #include "ensemble/svg.h"
@@ -36,7 +38,9 @@ typedef struct {
 
 struct ens_mirror {
   ens_session *s;
-  int svg;
+  int svg, lottie;
+  const char *kind; /* the document kind of the format: ENS_SFD_KIND, ENS_SVG_KIND, ENS_LOTTIE_KIND */
+  int container;    /* lottie: ENS_LOTTIE_AS_JSON or ENS_LOTTIE_AS_TGS */
   ens_identity_fn identity;
   size_t max;
   char *label;
@@ -77,7 +81,14 @@ static void s_version_free(s_version *v) {
 }
 
 static int s_read(const ens_mirror *m, const void *bytes, size_t len, ens_doc **out) {
-  return m->svg ? ens_svg_read(bytes, len, out) : ens_sfd_read(bytes, len, out);
+  if (!m->lottie) return m->svg ? ens_svg_read(bytes, len, out) : ens_sfd_read(bytes, len, out);
+  int rc = ens_lottie_read(bytes, len, out);
+  /* the container is the session's file's, whatever the mirror's is */
+  if (!rc && (rc = ens__lj_container_from(*out, ens_session_doc(m->s)))) {
+    ens_doc_free(*out);
+    *out = NULL;
+  }
+  return rc;
 }
 
 /* A version of doc (which it describes from now on, not kept). fp, when
@@ -212,15 +223,23 @@ static s_version *s_by_bytes(const ens_mirror *m, uint64_t hash, size_t len) {
 int ens_mirror_new(ens_session *session, const ens_mirror_opts *opts, ens_mirror **out) {
   *out = NULL;
   if (!session || !opts || !opts->format) return ens__error(ENS_EINVAL, "mirror: a session and a format are needed");
-  int svg;
+  int svg = 0, lottie = 0;
   if (strcmp(opts->format, ENS_SFD_KIND) == 0) svg = 0;
   else if (strcmp(opts->format, ENS_SVG_KIND) == 0) svg = 1;
-  else return ens__error(ENS_EINVAL, "mirror: unknown format \"%s\" (\"sfd\" or \"svg\")", opts->format);
+  else if (strcmp(opts->format, ENS_LOTTIE_KIND) == 0) lottie = 1;
+  else
+    return ens__error(ENS_EINVAL, "mirror: unknown format \"%s\" (\"sfd\", \"svg\" or \"lottie\")", opts->format);
+  if (lottie && opts->container != ENS_LOTTIE_AS_JSON && opts->container != ENS_LOTTIE_AS_TGS)
+    return ens__error(ENS_EINVAL, "mirror: an animation is mirrored into a .json or a .tgs, not a dotLottie archive "
+                                  "(docs/lottie.md)");
   ens_mirror *m = calloc(1, sizeof *m);
   if (!m) return ens__error(ENS_ENOMEM, "out of memory");
   m->s = session;
   m->svg = svg;
-  m->identity = svg ? ens_svg_identity : ens_sfd_identity;
+  m->lottie = lottie;
+  m->kind = lottie ? ENS_LOTTIE_KIND : svg ? ENS_SVG_KIND : ENS_SFD_KIND;
+  m->container = opts->container;
+  m->identity = lottie ? ens_lottie_identity : svg ? ens_svg_identity : ens_sfd_identity;
   m->max = opts->max_versions ? opts->max_versions : ENS_MIRROR_VERSIONS;
   if (m->max < 3) m->max = 3;
   m->label = strdup(opts->label && *opts->label ? opts->label : "Saved by editor");
@@ -282,7 +301,9 @@ int ens_mirror_render(ens_mirror *m, const unsigned char **bytes, size_t *len) {
   if (!doc) return ens__error(ENS_EINVAL, "mirror: the session has no document yet");
   unsigned char *b;
   size_t n;
-  int rc = m->svg ? ens_svg_write(doc, &b, &n) : ens_sfd_write(doc, &b, &n);
+  int rc = m->lottie ? ens_lottie_write_as(doc, m->container, &b, &n)
+           : m->svg  ? ens_svg_write(doc, &b, &n)
+                     : ens_sfd_write(doc, &b, &n);
   if (rc) return rc;
   s_version *v;
   if ((rc = s_version_of(m, doc, V_WRITE, ens__mirror_bytes_hash(b, n), n, NULL, &v))) {
@@ -365,6 +386,7 @@ static int s_quiet(const ens_mirror *m, const ens_merge_conflict *c, const ens_d
    * ("~head" of an SFD glyph): the writer checks it against the values
    * and reprints what no longer holds */
   if (c->key[0] == '~') return 1;
+  if (m->lottie) return 0; /* an animation file holds no editor state */
   if (!m->svg) return c->id == ENS_ROOT_ID && (!strcmp(c->key, "ModificationTime") || !strcmp(c->key, "WinInfo"));
   const ens_obj *o = ens_doc_get(theirs, c->id);
   return o && strcmp(ens_obj_kind(o), "sodipodi:namedview") == 0;
@@ -487,7 +509,7 @@ static int s_save(ens_mirror *m, const void *bytes, size_t len, ens_merge_prefer
   if (out) *out = NULL;
   ens_doc *doc = ens_session_doc(m->s);
   if (!doc) return ens__error(ENS_EINVAL, "mirror: the session has no document yet");
-  if (strcmp(ens_doc_kind(doc), m->svg ? ENS_SVG_KIND : ENS_SFD_KIND) != 0)
+  if (strcmp(ens_doc_kind(doc), m->kind) != 0)
     return ens__error(ENS_EINVAL, "mirror: the session holds a \"%s\" document, not a file of this format",
                       ens_doc_kind(doc));
   ens_mirror_result *r = s_result_new();
@@ -596,7 +618,7 @@ int ens_mirror_state_encode(const ens_mirror *m, ens_mirror_which which, unsigne
   st.file_len = v->file_len;
   st.doc_hash = v->doc_hash;
   st.origin = (uint8_t)v->origin;
-  snprintf(st.format, sizeof st.format, "%s", m->svg ? ENS_SVG_KIND : ENS_SFD_KIND);
+  snprintf(st.format, sizeof st.format, "%s", m->kind);
   st.snap = v->snap;
   st.snap_len = v->snap_len;
   return ens__mirror_state_write(&st, out, len);
@@ -608,7 +630,7 @@ int ens_mirror_state_add(ens_mirror *m, const void *data, size_t len) {
   ens__mirror_state st;
   int rc = ens__mirror_state_read(data, len, &st);
   if (rc) return rc;
-  if (strcmp(st.format, m->svg ? ENS_SVG_KIND : ENS_SFD_KIND) != 0)
+  if (strcmp(st.format, m->kind) != 0)
     return ens__error(ENS_EINVAL, "the kept version is of a \"%s\" file", st.format);
   if (st.epoch != ens_session_epoch(m->s))
     return ens__error(ENS_EINVAL, "the kept version belongs to another session (epoch %016llx, not %016llx)",

@@ -4,16 +4,21 @@
 # memory and saves it whole over the same file.
 #   /usr/bin/python3 editor.py font PATH    FontForge (import fontforge): open once, edit glyphs, font.save(PATH)
 #   /usr/bin/python3 editor.py svg PATH     a text buffer of the drawing, saved in place or by rename
+#   /usr/bin/python3 editor.py anim PATH    a text buffer of a Lottie animation (.json), the same way
 # Commands on stdin, one per line; each is answered by one line on stdout
 # ("ok ..." or "error ..."):
 #   width GLYPH N              (font) set a glyph's advance width
 #   attr ID NAME VALUE         (svg) set an attribute of the element with that id
+#   kf IND T X Y Z             (anim) set the position of layer IND's keyframe at time T
 #   save [inplace|rename]      save the whole document over PATH
 #   reload                     read PATH again (what an editor that reloads does before editing)
 #   quit
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from session import set_keyframe  # noqa: E402
 
 kind, path = sys.argv[1], sys.argv[2]
 font = None
@@ -69,6 +74,8 @@ for line in sys.stdin:
     try:
         if words[0] == 'width':
             font[words[1]].width = int(words[2])
+        elif words[0] == 'kf':
+            text = set_keyframe(text, int(words[1]), int(words[2]), [int(v) for v in words[3:]])
         elif words[0] == 'attr':
             set_attr(words[1], words[2], words[3])
         elif words[0] == 'save':

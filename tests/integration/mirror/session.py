@@ -73,8 +73,8 @@ class World:
         else:
             shutil.rmtree(self.dir, ignore_errors=True)
 
-    def serve(self, path, name='serve'):
-        p = self.spawn([self.bin, 'serve', '--bind', 'tcp://127.0.0.1:*', path], name)
+    def serve(self, path, name='serve', extra=()):
+        p = self.spawn([self.bin, 'serve', '--bind', 'tcp://127.0.0.1:*', *extra, path], name)
         wait_for(f"serve {path} prints its endpoint", lambda: ' on tcp' in read(p.out) or p.poll() is not None)
         m = re.search(r' on (tcp://\S+) ', read(p.out))
         if not m:
@@ -190,6 +190,78 @@ def drawing(path, rects=60):
     lines.append('</svg>')
     with open(path, 'w', encoding='utf-8') as f:
         f.write('\n'.join(lines) + '\n')
+
+
+def animation(path, layers=8, precomp=False):
+    """A Lottie animation with shape layers L1.. (ind 1..), each a circle
+    whose position has keyframes at t = 0, 30 and 60, one line each, the way
+    an exporter writes them. precomp: also an asset "arm" holding a layer
+    "Arm" (ind 1) whose rotation has keyframes {"t": 0, "s": [5]} and
+    {"t": 60, "s": [95]}."""
+    lines = ['{"v": "5.7.4", "fr": 30, "ip": 0, "op": 60, "w": 512, "h": 512, "nm": "mirror test",']
+    if precomp:
+        lines += [' "assets": [{"id": "arm", "layers": [',
+                  '  {"ddd": 0, "ind": 1, "ty": 4, "nm": "Arm", "ip": 0, "op": 60, "st": 0,',
+                  '   "ks": {"r": {"a": 1, "k": [',
+                  '      {"t": 0, "s": [5], "i": {"x": [0.5], "y": [1]}, "o": {"x": [0.5], "y": [0]}},',
+                  '      {"t": 60, "s": [95]}]}},',
+                  '   "shapes": [{"ty": "rc", "nm": "Bar", "p": {"a": 0, "k": [0, 0]}, "s": {"a": 0, "k": [8, 40]},'
+                  ' "r": {"a": 0, "k": 0}}]}',
+                  ' ]}],']
+    lines += [' "layers": [']
+    for n in range(1, layers + 1):
+        kfs = []
+        for t in (0, 30, 60):
+            kf = f'{{"t": {t}, "s": [{n * 40 + t}, {n * 50}, 0]'
+            kf += ', "i": {"x": [0.5], "y": [1]}, "o": {"x": [0.5], "y": [0]}}' if t < 60 else '}'
+            kfs.append('      ' + kf)
+        lines += [f'  {{"ddd": 0, "ind": {n}, "ty": 4, "nm": "L{n}", "ip": 0, "op": 60, "st": 0,',
+                  '   "ks": {"o": {"a": 0, "k": 100}, "r": {"a": 0, "k": 0}, "s": {"a": 0, "k": [100, 100, 100]},',
+                  '    "a": {"a": 0, "k": [0, 0, 0]},',
+                  '    "p": {"a": 1, "k": [',
+                  ',\n'.join(kfs),
+                  '    ]}},',
+                  '   "shapes": [{"ty": "el", "nm": "Circle", "p": {"a": 0, "k": [0, 0]}, "s": {"a": 0, "k": [40, 40]}},',
+                  f'    {{"ty": "fl", "nm": "Fill", "c": {{"a": 0, "k": [{n / 10:.1f}, 0.2, 0.6, 1]}}, "o": {{"a": 0, "k": 100}}}}]',
+                  '  }' + (',' if n < layers else '')]
+    lines += [' ]', '}']
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+def keyframes(path):
+    """(layer ind, t) -> the keyframe's "s" as a tuple, read with Python's
+    json (a .tgs through gzip); {} when the file does not read."""
+    import gzip
+    import json
+    try:
+        with open(path, 'rb') as f:
+            data = f.read()
+        if data[:2] == b'\x1f\x8b':
+            data = gzip.decompress(data)
+        d = json.loads(data)
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for layer in d.get('layers', []):
+        p = layer.get('ks', {}).get('p', {})
+        if p.get('a') == 1:
+            for kf in p['k']:
+                out[(layer.get('ind'), kf['t'])] = tuple(kf['s'])
+    return out
+
+
+def set_keyframe(text, ind, t, value):
+    """text with the "s" of layer ind's keyframe at t replaced by value (a
+    list), the rest of the text as it was."""
+    at = text.find(f'"ind": {ind},')
+    if at < 0:
+        raise KeyError(f"no layer with ind {ind}")
+    m = re.compile(r'\{"t": ' + str(t) + r', "s": \[[^\]]*\]').search(text, at)
+    if not m:
+        raise KeyError(f"no keyframe at t={t} in layer {ind}")
+    new = f'{{"t": {t}, "s": [' + ', '.join(str(v) for v in value) + ']'
+    return text[:m.start()] + new + text[m.end():]
 
 
 def have_fontforge():

@@ -6,7 +6,8 @@
 # Then one property changed on both sides: the later save stands and its
 # user is told whose change it replaced. Also with editors that reload
 # before every edit.
-#   /usr/bin/python3 stale_editor.py BIN [font|svg] [stale|reload] [ROUNDS]
+# An animation (Lottie .json, edited as text) takes the same rounds.
+#   /usr/bin/python3 stale_editor.py BIN [font|svg|anim] [stale|reload] [ROUNDS]
 import os
 import re
 import shutil
@@ -14,8 +15,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session import (FONT, Editor, Failure, World, attrs, drawing, main, read, sanitizer_reports,  # noqa: E402
-                     stop, wait_for, widths)
+from session import (FONT, Editor, Failure, World, animation, attrs, drawing, keyframes, main, read,  # noqa: E402
+                     sanitizer_reports, stop, wait_for, widths)
 
 GAP = 0.5  # seconds between two saves: about what was measured losing work before
 
@@ -24,11 +25,13 @@ def run_one(binary, kind, mode, rounds):
     failures = []
     w = World(binary, f'join_{kind}_{mode}')
     try:
-        ext = 'sfd' if kind == 'font' else 'svg'
+        ext = {'font': 'sfd', 'svg': 'svg', 'anim': 'json'}[kind]
         served = w.path('srv', f'doc.{ext}')
         if kind == 'font':
             shutil.copy(FONT, served)
             os.chmod(served, 0o644)
+        elif kind == 'anim':
+            animation(served, layers=8)
         else:
             drawing(served)
         srv = w.serve(served)
@@ -41,6 +44,12 @@ def run_one(binary, kind, mode, rounds):
             value = lambda i: str(500 + 7 * i)  # noqa: E731
             edit = lambda t, v: f'width {t} {v}'  # noqa: E731
             values = lambda path: widths(read(path))  # noqa: E731
+        elif kind == 'anim':  # A on layers 1-4, B on 5-8, every keyframe
+            targets = ([(1 + k % 4, (0, 30, 60)[k // 4 % 3]) for k in range(12)],
+                       [(5 + k % 4, (0, 30, 60)[k // 4 % 3]) for k in range(12)])
+            value = lambda i: (1000 + i, 2000 + 3 * i, 0)  # noqa: E731
+            edit = lambda t, v: f'kf {t[0]} {t[1]} {v[0]} {v[1]} {v[2]}'  # noqa: E731
+            values = lambda path: keyframes(path)  # noqa: E731
         else:
             targets = ([f'r{i}' for i in range(20)], [f'r{20 + i}' for i in range(20)])
             value = lambda i: f'#{(i * 2654435761) % 0xffffff:06x}'  # noqa: E731
@@ -54,7 +63,7 @@ def run_one(binary, kind, mode, rounds):
                 ed.do('reload')
             t, v = targets[side][i // 2], value(i)
             ed.do(edit(t, v))
-            ed.do('save ' + ('rename' if kind == 'svg' and (i // 2) % 2 else 'inplace'))
+            ed.do('save ' + ('rename' if kind != 'font' and (i // 2) % 2 else 'inplace'))
             edits.append((side, t, v))
             time.sleep(GAP)
 
@@ -62,8 +71,8 @@ def run_one(binary, kind, mode, rounds):
         if mode == 'stale':
             # one property on both sides: A's save lands in B's file, then B's
             # editor (which never read it) saves its own value over it
-            t = 'x' if kind == 'font' else 'r50'
-            va, vb = ('701', '702') if kind == 'font' else ('#aa0000', '#bb0000')
+            t = {'font': 'x', 'svg': 'r50', 'anim': (3, 60)}[kind]
+            va, vb = {'font': ('701', '702'), 'svg': ('#aa0000', '#bb0000'), 'anim': ((11, 12, 0), (21, 22, 0))}[kind]
             ea.do(edit(t, va))
             ea.do('save')
             try:
@@ -81,8 +90,9 @@ def run_one(binary, kind, mode, rounds):
                 print(f"  B was told: {told}")
             except Failure as e:
                 failures.append(str(e))
-            key = 'width' if kind == 'font' else 'fill'
-            conflict_ok = bool(told) and key in told and f'{va} -> {vb}' in told.replace('"', '')
+            key = {'font': 'width', 'svg': 'fill', 'anim': 's'}[kind]
+            shown = (lambda v: '[' + ','.join(map(str, v)) + ']') if kind == 'anim' else str  # canonical JSON
+            conflict_ok = bool(told) and key in told and f'{shown(va)} -> {shown(vb)}' in told.replace('"', '')
             if told and not conflict_ok:
                 failures.append(f"the conflict line does not give {key}, {va} -> {vb}: {told}")
 
@@ -132,7 +142,7 @@ def run_one(binary, kind, mode, rounds):
 
 
 def run(binary):
-    kinds = [sys.argv[2]] if len(sys.argv) > 2 else ['font', 'svg']
+    kinds = [sys.argv[2]] if len(sys.argv) > 2 else ['font', 'svg', 'anim']
     modes = [sys.argv[3]] if len(sys.argv) > 3 else ['stale', 'reload']
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 20
     failures = []

@@ -106,4 +106,8 @@ int ens__lj_rezip(const char *zip, size_t zn, const char *entry, const unsigned 
                   unsigned char **out, size_t *out_len);
 int ens__lj_write_doc(const ens_doc *doc, ens_buf *out);
 
+/* Sets doc's container keys (ENS__LJ_CONTAINER, ENS__LJ_ZIP,
+ * ENS__LJ_ENTRY) to from's, removing those from lacks (container.c). */
+int ens__lj_container_from(ens_doc *doc, const ens_doc *from);
+
 #endif
