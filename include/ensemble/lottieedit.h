@@ -65,9 +65,12 @@ int ens_lottie_add_keyframe(ens_doc *doc, const char *prop, double t, const char
  * the keyframes stay in time order. */
 int ens_lottie_move_keyframe(ens_doc *doc, const char *prop, double t, double new_t, ens_txn **out);
 
-/* Delete the keyframe at t. The last keyframe of a property cannot go
- * (ENS_EINVAL): the property keeps the value it shows instead, so delete
- * it by setting a value on a static property. */
+/* Delete the keyframe at t. When one keyframe would be left, the
+ * property becomes static with that keyframe's value instead (players
+ * differ on a property with a single keyframe: rlottie draws its value as
+ * zero); a property with one keyframe keeps it (ENS_EINVAL). The keyframe
+ * that becomes the last loses its easing, as there is no next one to
+ * ease to. */
 int ens_lottie_delete_keyframe(ens_doc *doc, const char *prop, double t, ens_txn **out);
 
 /* The easing from the keyframe at t to the next one: the out tangent of
@@ -82,9 +85,12 @@ typedef struct {
 int ens_lottie_set_easing(ens_doc *doc, const char *prop, double t, const ens_lottie_easing *easing, ens_txn **out);
 
 /* Retime a layer: shift moves it by dt frames in the composition (its in
- * and out points and start time, so its keyframes play dt later);
- * stretch makes it play factor times as long from its in point (factor >
- * 0: its keyframes' times and its out point scale about the in point). */
+ * and out points, and its keyframes; a precomposition layer its start
+ * time "st" instead, which is when its contents play: rlottie reads st
+ * only on those, so both it and players that follow the spec play the
+ * layer dt later); stretch makes it play factor times as long from its
+ * in point (factor > 0: its keyframes' times and its out point scale
+ * about the in point). */
 int ens_lottie_shift_layer(ens_doc *doc, const char *layer, double dt, ens_txn **out);
 int ens_lottie_stretch_layer(ens_doc *doc, const char *layer, double factor, ens_txn **out);
 

@@ -325,10 +325,23 @@ static void test_add_move_delete(void **state) {
   assert_int_equal(b_move(doc, &txn, &mv), ENS_ENOTFOUND);
   ens_doc_free(doc);
 
+  /* one keyframe left: the property is static with its value */
   s_arg del = {.addr = "square.p", .t = 0};
-  s_expect(s_anim, b_delete, &del,
-           (const char *const[]){"\n  {\"t\":0,\"s\":[20,50],\"o\":{\"x\":[0],\"y\":[0]},\"i\":{\"x\":[1],\"y\":[1]}},", "", NULL});
-  /* the last keyframe stays */
+  out = s_commit(s_anim, b_delete, &del, NULL);
+  assert_non_null(strstr(out, "\"p\":{\"a\":0,\"k\":[80,50]},"));
+  ens_image f = s_frame(out, 0);
+  assert_int_equal(s_px(&f, 85, 55), S_BLUE);
+  ens_image_free(&f);
+  free(out);
+  /* three keyframes, the last deleted: the one before loses its easing */
+  s_arg add3 = {.addr = "square.p", .t = 20, .value = "[80,80]"};
+  char *three = s_commit(s_anim, b_set_value, &add3, NULL);
+  del.t = 20;
+  out = s_commit(three, b_delete, &del, NULL);
+  assert_non_null(strstr(out, "\n  {\"t\":10,\"s\":[80,50]}]}"));
+  free(out);
+  free(three);
+  /* a property with one keyframe keeps it */
   char *one = s_replaced(s_anim, (const char *const[]){"\n  {\"t\":0,\"s\":[20,50],\"o\":{\"x\":[0],\"y\":[0]},\"i\":{\"x\":[1],\"y\":[1]}},", "", NULL});
   doc = s_read(one);
   del.t = 10;
@@ -396,8 +409,21 @@ static void test_easing(void **state) {
 static void test_retime(void **state) {
   (void)state;
   s_arg sh = {.addr = "square", .t = 5};
+  /* a shape layer's keyframes move with it (rlottie reads st on
+   * precompositions only) */
   s_expect(s_anim, b_shift, &sh,
-           (const char *const[]){"\"nm\":\"square\",\"ip\":0,\"op\":21,\"st\":0", "\"nm\":\"square\",\"ip\":5,\"op\":26,\"st\":5", NULL});
+           (const char *const[]){"\"nm\":\"square\",\"ip\":0,\"op\":21,\"st\":0", "\"nm\":\"square\",\"ip\":5,\"op\":26,\"st\":0",
+                                 "{\"t\":0,", "{\"t\":5,", "{\"t\":10,", "{\"t\":15,", NULL});
+  char *shifted = s_replaced(s_anim, (const char *const[]){"\"nm\":\"square\",\"ip\":0,\"op\":21,\"st\":0",
+                                                           "\"nm\":\"square\",\"ip\":5,\"op\":26,\"st\":0",
+                                                           "{\"t\":0,", "{\"t\":5,", "{\"t\":10,", "{\"t\":15,", NULL});
+  ens_image s0 = s_frame(shifted, 2), s7 = s_frame(shifted, 7), o2 = s_frame(s_anim, 2);
+  assert_int_equal(s_px(&s0, 25, 55), S_RED); /* not yet in */
+  assert_int_equal(ens_image_diff_count(&s7, &o2), 0); /* frame 7 is the old frame 2 */
+  ens_image_free(&s0);
+  ens_image_free(&s7);
+  ens_image_free(&o2);
+  free(shifted);
   s_arg st = {.addr = "square", .t = 2};
   s_expect(s_anim, b_stretch, &st,
            (const char *const[]){"\"nm\":\"square\",\"ip\":0,\"op\":21,", "\"nm\":\"square\",\"ip\":0,\"op\":42,", "{\"t\":10,",

@@ -270,6 +270,18 @@ static int s_give_easing(const s_anim *a, ens_txn *txn, const ens_obj *kf) {
   return rc;
 }
 
+/* A keyframe that becomes the last loses its easing: there is no next
+ * keyframe to ease to, and rlottie reads a last keyframe with one as
+ * easing towards nothing (its value then drops to zero). */
+static int s_drop_easing(ens_txn *txn, const ens_obj *kf) {
+  const char *names[2] = {"o", "i"};
+  for (int k = 0; k < 2; k++) {
+    const ens_obj *t = ens__lje_member(kf, names[k]);
+    if (t && ens_txn_delete(txn, ens_obj_id(t))) return ens__error(ENS_ENOMEM, "out of memory");
+  }
+  return 0;
+}
+
 /* The in point of the layer the property is in, in the property's own
  * time (ip less st); the composition's for a property outside layers. */
 static double s_local_in(const ens_doc *doc, const ens_obj *prop) {
@@ -473,8 +485,14 @@ int ens_lottie_move_keyframe(ens_doc *doc, const char *prop, double t, double ne
     e[j] = moved;
     /* a keyframe that became the last from the middle keeps its easing; one
      * that was last and is not any more needs one */
-    if (at == a.n - 1) rc = s_give_easing(&a, txn, kf);
-    if (!rc && j == a.n - 1 && at != a.n - 1) rc = s_give_easing(&a, txn, ens_obj_child(a.list, a.n - 1));
+    if (at == a.n - 1) {
+      rc = s_give_easing(&a, txn, kf);
+      if (!rc) rc = s_drop_easing(txn, ens_obj_child(a.list, a.n - 2));
+    }
+    if (!rc && j == a.n - 1 && at != a.n - 1) {
+      rc = s_give_easing(&a, txn, ens_obj_child(a.list, a.n - 1));
+      if (!rc) rc = s_drop_easing(txn, kf);
+    }
   }
   if (!rc) rc = s_fix_ends(txn, e, a.n);
 done:
@@ -494,7 +512,28 @@ int ens_lottie_delete_keyframe(ens_doc *doc, const char *prop, double t, ens_txn
     rc = ens__error(ENS_EINVAL, "delete-keyframe: the last keyframe of \"%s\" stays (set-value on it instead)", prop);
   if (!rc) rc = ens__lje_txn("Delete keyframe", &txn);
   if (!rc && !(e = s_entries(&a, 0))) rc = ens__error(ENS_ENOMEM, "out of memory");
+  if (!rc && a.n == 2) {
+    /* one keyframe left: the property becomes static with its value, as
+     * players differ on a single keyframe (rlottie draws it as zero) */
+    free(e);
+    const ens_obj *left = ens_obj_child(a.list, 1 - at);
+    const char *sv;
+    size_t sn;
+    if (s_bytes(left, "s", &sv, &sn) || sn < 2 || sv[0] != '[') {
+      rc = ens__error(ENS_EINVAL, "delete-keyframe: the keyframe left has no value of numbers to keep");
+      return s_finish(rc, &txn, out);
+    }
+    ens_value v = ens_bytes(sv, sn);
+    ens_buf scratch = ENS_BUF_INIT;
+    if (ens__lje_count(sv, sn) == 1) rc = ens__lj_value(sv + 1, sn - 2, &scratch, &v); /* a number, as static ones are */
+    if (!rc) rc = ens_txn_delete(txn, ens_obj_id(a.list));
+    if (!rc) rc = ens_txn_set(txn, ens_obj_id(a.prop), "a", ens_int(0));
+    if (!rc) rc = ens_txn_set(txn, ens_obj_id(a.prop), "k", v);
+    ens__buf_free(&scratch);
+    return s_finish(rc, &txn, out);
+  }
   if (!rc) rc = ens_txn_delete(txn, ens_obj_id(ens_obj_child(a.list, at)));
+  if (!rc && at == a.n - 1) rc = s_drop_easing(txn, ens_obj_child(a.list, at - 1));
   if (!rc) {
     memmove(e + at, e + at + 1, (a.n - at - 1) * sizeof *e);
     rc = s_fix_ends(txn, e, a.n - 1);

@@ -113,18 +113,46 @@ static int s_range_fn(const ens_obj *prop, const ens_obj *list, void *user) {
 
 /* --- retiming ------------------------------------------------------------------------------- */
 
+static int s_shift_fn(const ens_obj *prop, const ens_obj *list, void *user) {
+  s_retime *r = user;
+  (void)prop;
+  for (size_t i = 0; i < ens_obj_child_count(list); i++) {
+    const ens_obj *kf = ens_obj_child(list, i);
+    double t;
+    if (ens__lje_num(kf, "t", &t)) continue;
+    int rc = s_set_num(r->txn, kf, "t", t + r->dt);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* Moves layer l by dt frames. A precomposition's layer moves its start
+ * time, which is when its contents play; any other layer moves its
+ * keyframes instead and keeps its start time: rlottie reads the start
+ * time only on precomposition layers, so that both it and players that
+ * follow the spec play the layer dt later. */
+static int s_shift(ens_txn *txn, const ens_obj *l, double dt, const char *cmd) {
+  double ip = 0, op = 0, st = 0;
+  if (ens__lje_num(l, "ip", &ip) || ens__lje_num(l, "op", &op))
+    return ens__error(ENS_EINVAL, "%s: the layer has no in and out points", cmd);
+  int rc = s_set_num(txn, l, "ip", ip + dt);
+  if (!rc) rc = s_set_num(txn, l, "op", op + dt);
+  ens_value ty;
+  if (!rc && ens_obj_get(l, "ty", &ty) == 0 && ty.type == ENS_INT && ty.u.i == 0) {
+    ens__lje_num(l, "st", &st);
+    return s_set_num(txn, l, "st", st + dt);
+  }
+  s_retime r = {txn, 0, 0, 1, 0, dt, cmd};
+  if (!rc) rc = s_each_animated(l, s_shift_fn, &r, 0);
+  return rc;
+}
+
 int ens_lottie_shift_layer(ens_doc *doc, const char *layer, double dt, ens_txn **out) {
   const ens_obj *l;
   ens_txn *txn;
   int rc = s_begin(doc, "shift-layer", layer, "Shift layer", &l, &txn, out);
   if (!rc) rc = s_finite("shift-layer", dt, "number of frames");
-  double ip = 0, op = 0, st = 0;
-  if (!rc && (ens__lje_num(l, "ip", &ip) || ens__lje_num(l, "op", &op)))
-    rc = ens__error(ENS_EINVAL, "shift-layer: the layer has no in and out points");
-  ens__lje_num(l, "st", &st);
-  if (!rc) rc = s_set_num(txn, l, "ip", ip + dt);
-  if (!rc) rc = s_set_num(txn, l, "op", op + dt);
-  if (!rc) rc = s_set_num(txn, l, "st", st + dt);
+  if (!rc) rc = s_shift(txn, l, dt, "shift-layer");
   return s_finish(rc, &txn, out);
 }
 
@@ -170,9 +198,7 @@ int ens_lottie_shift_range(ens_doc *doc, double from, double dt, ens_txn **out) 
     if (ip >= from) {
       /* the whole layer is in the range: it moves as one */
       if (dt < 0 && ip + dt < from) rc = ens__error(ENS_EINVAL, "%s: layer %zu would start before frame %g", cmd, i, from);
-      if (!rc) rc = s_set_num(txn, l, "ip", ip + dt);
-      if (!rc) rc = s_set_num(txn, l, "op", op + dt);
-      if (!rc) rc = s_set_num(txn, l, "st", st + dt);
+      if (!rc) rc = s_shift(txn, l, dt, cmd);
       continue;
     }
     /* a layer across from: what plays from there on moves */
