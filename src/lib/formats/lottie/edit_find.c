@@ -55,6 +55,28 @@ int ens__lje_new_id(ens_doc *doc, ens_id *out) {
   return *out == ENS_ID_NONE ? ens__error(ENS_ELIMIT, "the document has no more object ids") : 0;
 }
 
+int ens__lje_finish(const ens_doc *doc, int rc, ens_txn **txn, ens_txn **out) {
+  /* a value set where the object holds a member object of that name would
+   * write the name twice: refused here, where the command can say so */
+  for (size_t i = 0; !rc && *txn && i < ens_txn_op_count(*txn); i++) {
+    const char *key;
+    ens_value v;
+    if (ens_txn_op_kind(*txn, i) != ENS_OP_SET || ens_txn_op_set(*txn, i, &key, &v) || v.type == ENS_NIL) continue;
+    const ens_obj *o = ens_doc_get(doc, ens_txn_op_target(*txn, i)), *m = o ? ens__lje_member(o, key) : NULL;
+    for (size_t j = 0; m && j < ens_txn_op_count(*txn); j++) /* unless the command deletes it */
+      if (ens_txn_op_kind(*txn, j) == ENS_OP_DELETE && ens_txn_op_target(*txn, j) == ens_obj_id(m)) m = NULL;
+    if (m)
+      rc = ens__error(ENS_EINVAL, "%s: the %s's \"%s\" is an object, not a value", ens_txn_label(*txn), ens_obj_kind(o), key);
+  }
+  if (rc) {
+    ens_txn_free(*txn);
+    *txn = NULL;
+    return rc;
+  }
+  *out = *txn;
+  return 0;
+}
+
 /* --- addresses ------------------------------------------------------------------------- */
 
 typedef struct {

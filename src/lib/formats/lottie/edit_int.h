@@ -33,6 +33,10 @@ const ens_obj *ens__lje_layer_of(const ens_obj *o);
 
 /* A new transaction labelled label (ENS_ENOMEM). */
 int ens__lje_txn(const char *label, ens_txn **out);
+/* Ends a command: on error (rc, or a value set under the name of one of
+ * the object's member objects) frees *txn and returns the error; else
+ * hands *txn to *out. */
+int ens__lje_finish(const ens_doc *doc, int rc, ens_txn **txn, ens_txn **out);
 /* A fresh object id of doc (ENS_ELIMIT). */
 int ens__lje_new_id(ens_doc *doc, ens_id *out);
 

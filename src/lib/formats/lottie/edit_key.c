@@ -398,15 +398,6 @@ done:
   return rc;
 }
 
-static int s_finish(int rc, ens_txn **txn, ens_txn **out) {
-  if (rc) {
-    ens_txn_free(*txn);
-    *txn = NULL;
-    return rc;
-  }
-  *out = *txn;
-  return 0;
-}
 
 int ens_lottie_set_value(ens_doc *doc, const char *prop, double t, const char *value, ens_txn **out) {
   if (!out) return ens__error(ENS_EINVAL, "set-value: needs an output");
@@ -422,7 +413,7 @@ int ens_lottie_set_value(ens_doc *doc, const char *prop, double t, const char *v
   if (!rc) rc = ens__lje_txn("Set value", &txn);
   if (!rc) rc = a.list ? s_set_animated(&a, t, canon, is_array, count, 0, txn) : s_set_static(&a, t, canon, is_array, count, txn);
   free(canon);
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 int ens_lottie_add_keyframe(ens_doc *doc, const char *prop, double t, const char *value, ens_txn **out) {
@@ -441,7 +432,7 @@ int ens_lottie_add_keyframe(ens_doc *doc, const char *prop, double t, const char
   if (!rc) rc = ens__lje_txn("Add keyframe", &txn);
   if (!rc) rc = s_set_animated(&a, t, canon, is_array, count, 1, txn);
   free(canon);
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 /* The keyframe at t of the animated property at addr. */
@@ -497,7 +488,7 @@ int ens_lottie_move_keyframe(ens_doc *doc, const char *prop, double t, double ne
   if (!rc) rc = s_fix_ends(txn, e, a.n);
 done:
   free(e);
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 int ens_lottie_delete_keyframe(ens_doc *doc, const char *prop, double t, ens_txn **out) {
@@ -521,7 +512,7 @@ int ens_lottie_delete_keyframe(ens_doc *doc, const char *prop, double t, ens_txn
     size_t sn;
     if (s_bytes(left, "s", &sv, &sn) || sn < 2 || sv[0] != '[') {
       rc = ens__error(ENS_EINVAL, "delete-keyframe: the keyframe left has no value of numbers to keep");
-      return s_finish(rc, &txn, out);
+      return ens__lje_finish(doc, rc, &txn, out);
     }
     ens_value v = ens_bytes(sv, sn);
     ens_buf scratch = ENS_BUF_INIT;
@@ -530,7 +521,7 @@ int ens_lottie_delete_keyframe(ens_doc *doc, const char *prop, double t, ens_txn
     if (!rc) rc = ens_txn_set(txn, ens_obj_id(a.prop), "a", ens_int(0));
     if (!rc) rc = ens_txn_set(txn, ens_obj_id(a.prop), "k", v);
     ens__buf_free(&scratch);
-    return s_finish(rc, &txn, out);
+    return ens__lje_finish(doc, rc, &txn, out);
   }
   if (!rc) rc = ens_txn_delete(txn, ens_obj_id(ens_obj_child(a.list, at)));
   if (!rc && at == a.n - 1) rc = s_drop_easing(txn, ens_obj_child(a.list, at - 1));
@@ -539,7 +530,7 @@ int ens_lottie_delete_keyframe(ens_doc *doc, const char *prop, double t, ens_txn
     rc = s_fix_ends(txn, e, a.n - 1);
   }
   free(e);
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 /* A tangent's x or y set to v, in the form it has: a number, or an array
@@ -611,7 +602,7 @@ int ens_lottie_set_easing(ens_doc *doc, const char *prop, double t, const ens_lo
       rc = ens__error(ENS_EINVAL, "set-easing: a tangent's x is a fraction of the time between keyframes, from 0 to 1");
   }
   if (!rc) rc = ens__lje_txn("Set easing", &txn);
-  if (rc) return s_finish(rc, &txn, out);
+  if (rc) return ens__lje_finish(doc, rc, &txn, out);
   const ens_obj *kf = ens_obj_child(a.list, at);
   ens_value h;
   int has_h = ens_obj_get(kf, "h", &h) == 0;
@@ -626,5 +617,5 @@ int ens_lottie_set_easing(ens_doc *doc, const char *prop, double t, const ens_lo
     ens_free(pos[0]);
     ens_free(pos[1]);
   }
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }

@@ -12,15 +12,6 @@
 #include "edit_int.h"
 #include "lottie_int.h"
 
-static int s_finish(int rc, ens_txn **txn, ens_txn **out) {
-  if (rc) {
-    ens_txn_free(*txn);
-    *txn = NULL;
-    return rc;
-  }
-  *out = *txn;
-  return 0;
-}
 
 static int s_finite(const char *cmd, double v, const char *what) {
   if (!isfinite(v) || fabs(v) > 1e12) return ens__error(ENS_EINVAL, "%s: %g is not a %s", cmd, v, what);
@@ -153,7 +144,7 @@ int ens_lottie_shift_layer(ens_doc *doc, const char *layer, double dt, ens_txn *
   int rc = s_begin(doc, "shift-layer", layer, "Shift layer", &l, &txn, out);
   if (!rc) rc = s_finite("shift-layer", dt, "number of frames");
   if (!rc) rc = s_shift(txn, l, dt, "shift-layer");
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 int ens_lottie_stretch_layer(ens_doc *doc, const char *layer, double factor, ens_txn **out) {
@@ -169,7 +160,7 @@ int ens_lottie_stretch_layer(ens_doc *doc, const char *layer, double factor, ens
   ens__lje_num(l, "st", &r.st);
   if (!rc) rc = s_set_num(txn, l, "op", r.ip + (op - r.ip) * factor);
   if (!rc) rc = s_each_animated(l, s_stretch_fn, &r, 0);
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 int ens_lottie_shift_range(ens_doc *doc, double from, double dt, ens_txn **out) {
@@ -215,7 +206,7 @@ int ens_lottie_shift_range(ens_doc *doc, double from, double dt, ens_txn **out) 
     double tm;
     if (!ens__lje_num(m, "tm", &tm) && tm >= from) rc = s_set_num(txn, m, "tm", tm + dt);
   }
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 int ens_lottie_set_in_out(ens_doc *doc, const char *layer, double ip, double op, ens_txn **out) {
@@ -227,7 +218,7 @@ int ens_lottie_set_in_out(ens_doc *doc, const char *layer, double ip, double op,
   if (!rc && !(ip < op)) rc = ens__error(ENS_EINVAL, "set-in-out: the in point %g must come before the out point %g", ip, op);
   if (!rc) rc = s_set_num(txn, l, "ip", ip);
   if (!rc) rc = s_set_num(txn, l, "op", op);
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 /* --- the layer list ---------------------------------------------------------------------------- */
@@ -252,7 +243,7 @@ int ens_lottie_reparent(ens_doc *doc, const char *layer, const char *parent, ens
     ens_value v;
     rc = ens_obj_get(l, "parent", &v) ? ens__error(ENS_EINVAL, "%s: \"%s\" has no parent", cmd, layer)
                                       : ens_txn_set(txn, ens_obj_id(l), "parent", ens_nil());
-    return s_finish(rc, &txn, out);
+    return ens__lje_finish(doc, rc, &txn, out);
   }
   if (!rc) rc = ens__lje_find(doc, cmd, parent, ENS_LOTTIE_LAYER, &p);
   if (!rc && ens_obj_parent(p) != ens_obj_parent(l))
@@ -267,14 +258,14 @@ int ens_lottie_reparent(ens_doc *doc, const char *layer, const char *parent, ens
     up = ens__lje_num(up, "parent", &next) ? NULL : s_by_ind(ens_obj_parent(l), next);
   }
   if (!rc) rc = s_set_num(txn, l, "parent", pind);
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 int ens_lottie_reorder(ens_doc *doc, const char *layer, size_t index, ens_txn **out) {
   const ens_obj *l;
   ens_txn *txn;
   int rc = s_begin(doc, "reorder", layer, "Reorder layer", &l, &txn, out);
-  if (rc) return s_finish(rc, &txn, out);
+  if (rc) return ens__lje_finish(doc, rc, &txn, out);
   const ens_obj *list = ens_obj_parent(l);
   size_t n = ens_obj_child_count(list), at = ens_obj_index(l);
   if (index >= n) rc = ens__error(ENS_EINVAL, "reorder: the composition has %zu layers: places 0 to %zu", n, n - 1);
@@ -284,7 +275,7 @@ int ens_lottie_reorder(ens_doc *doc, const char *layer, size_t index, ens_txn **
     if (!rc) rc = ens_txn_move(txn, ens_obj_id(l), ens_obj_id(list), pos);
     ens_free(pos);
   }
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 int ens_lottie_rename(ens_doc *doc, const char *target, const char *name, ens_txn **out) {
@@ -297,7 +288,7 @@ int ens_lottie_rename(ens_doc *doc, const char *target, const char *name, ens_tx
   if (!rc && !ens__utf8_valid(name, strlen(name))) rc = ens__error(ENS_EINVAL, "rename: the name is not UTF-8");
   if (!rc) rc = ens__lje_txn("Rename", &txn);
   if (!rc) rc = ens_txn_set(txn, ens_obj_id(o), "nm", ens_str(name));
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 static int s_channel(double v) { return (int)lround((v < 0 ? 0 : v > 1 ? 1 : v) * 255); }
@@ -313,7 +304,7 @@ int ens_lottie_set_color(ens_doc *doc, const char *target, const double rgba[4],
     if (!rgba || !isfinite(rgba[i]) || rgba[i] < 0 || rgba[i] > 1)
       rc = ens__error(ENS_EINVAL, "%s: colour components go from 0 to 1", cmd);
   if (!rc) rc = ens__lje_txn("Set colour", &txn);
-  if (rc) return s_finish(rc, &txn, out);
+  if (rc) return ens__lje_finish(doc, rc, &txn, out);
   ens_value ty;
   int has_ty = ens_obj_get(o, "ty", &ty) == 0;
   if (ens__lje_is(o, ENS_LOTTIE_LAYER)) {
@@ -324,7 +315,7 @@ int ens_lottie_set_color(ens_doc *doc, const char *target, const double rgba[4],
       snprintf(hex, sizeof hex, "#%02x%02x%02x", s_channel(rgba[0]), s_channel(rgba[1]), s_channel(rgba[2]));
       rc = ens_txn_set(txn, ens_obj_id(o), "sc", ens_str(hex));
     }
-    return s_finish(rc, &txn, out);
+    return ens__lje_finish(doc, rc, &txn, out);
   }
   const ens_obj *c = ens__lje_member(o, "c");
   ens_value k;
@@ -345,14 +336,14 @@ int ens_lottie_set_color(ens_doc *doc, const char *target, const double rgba[4],
     rc = b.oom ? ens__error(ENS_ENOMEM, "out of memory") : ens_txn_set(txn, ens_obj_id(c), "k", ens_bytes(b.data, b.len));
     ens__buf_free(&b);
   }
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
 
 int ens_lottie_duplicate_layer(ens_doc *doc, const char *layer, ens_txn **out) {
   const ens_obj *l;
   ens_txn *txn;
   int rc = s_begin(doc, "duplicate-layer", layer, "Duplicate layer", &l, &txn, out);
-  if (rc) return s_finish(rc, &txn, out);
+  if (rc) return ens__lje_finish(doc, rc, &txn, out);
   const ens_obj *list = ens_obj_parent(l);
   char *pos = NULL;
   ens_id id = ENS_ID_NONE;
@@ -375,5 +366,5 @@ int ens_lottie_duplicate_layer(ens_doc *doc, const char *layer, ens_txn **out) {
     rc = b.oom ? ens__error(ENS_ENOMEM, "out of memory") : ens_txn_set(txn, id, "nm", ens_strn((char *)b.data, b.len));
     ens__buf_free(&b);
   }
-  return s_finish(rc, &txn, out);
+  return ens__lje_finish(doc, rc, &txn, out);
 }
