@@ -87,7 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           }
           rc = ens_doc_apply(doc, t, ENS_ORIGIN_LOCAL, &inv);
           FZ_CHECK_TXN(t, rc == 0, "edit %d does not apply: %s", op, ens_error_last());
-          fz_check_written(doc, "an edit");
+          char what[96];
+          snprintf(what, sizeof what, "edit %d on %s at %g", op, pi ? prop[1] : prop[0], times[ti]);
+          fz_check_written(doc, what);
           unsigned char *out;
           size_t n;
           FZ_CHECK(ens_doc_apply(doc, inv, ENS_ORIGIN_UNDO, NULL) == 0, "the undo of edit %d does not apply: %s", op,

@@ -225,6 +225,15 @@ static int s_insert_kf(const s_anim *a, ens_txn *txn, size_t index, double t, co
   return s_new_tangent(a->doc, nd, "i", 1, 1);
 }
 
+/* 0 when kf can take easing tangents "o" and "i" as member objects: a
+ * value under either name (a file may hold anything) is refused. */
+static int s_tangents_ok(const char *cmd, const ens_obj *kf) {
+  ens_value v;
+  if (ens_obj_get(kf, "o", &v) == 0 || ens_obj_get(kf, "i", &v) == 0)
+    return ens__error(ENS_EINVAL, "%s: a keyframe's \"o\" or \"i\" is a value, not an easing tangent", cmd);
+  return 0;
+}
+
 /* Two positions after the last child of o, in order (ens_free both). */
 static int s_end_pos(const ens_doc *doc, const ens_obj *o, char **p1, char **p2) {
   *p2 = NULL;
@@ -247,7 +256,8 @@ static int s_give_easing(const s_anim *a, ens_txn *txn, const ens_obj *kf) {
     if (ens__lje_member(ens_obj_child(a->list, i), "o") && ens__lje_member(ens_obj_child(a->list, i), "i"))
       like = ens_obj_child(a->list, i);
   char *pos[2];
-  int rc = s_end_pos(a->doc, kf, &pos[0], &pos[1]);
+  int rc = s_tangents_ok(a->cmd, kf);
+  if (!rc) rc = s_end_pos(a->doc, kf, &pos[0], &pos[1]);
   if (rc) return rc;
   if (like) {
     rc = ens__lje_copy(a->doc, txn, ens_obj_id(kf), pos[0], NULL, ens__lje_member(like, "o"), 0, NULL);
@@ -294,6 +304,35 @@ static double s_local_in(const ens_doc *doc, const ens_obj *prop) {
   ens__lje_num(layer, "ip", &ip);
   ens__lje_num(layer, "st", &st);
   return ip - st;
+}
+
+/* How many of o's member objects its kept text has before the member
+ * named name: where a member object that takes that member's place must
+ * go among o's children, as the writer puts a child in the place of the
+ * member of its name. All of them when the text has no such member. */
+static size_t s_kids_before(const ens_obj *o, const char *name) {
+  const char *src;
+  size_t n, kids = 0, nl = strlen(name);
+  if (s_bytes(o, ENS_LOTTIE_SRC, &src, &n)) return ens_obj_child_count(o);
+  int depth = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = src[i];
+    if (c == '"') {
+      size_t start = i + 1;
+      for (i++; i < n && src[i] != '"'; i++)
+        if (src[i] == '\\') i++;
+      size_t j = i + 1;
+      while (j < n && ens__lj_ws(src[j])) j++;
+      if (depth == 1 && j < n && src[j] == ':' && i - start == nl && memcmp(src + start, name, nl) == 0) return kids;
+    } else if (c == '{' || c == '[') {
+      depth++;
+    } else if (c == '}' || c == ']') {
+      depth--;
+    } else if (c == '@' && depth == 1) {
+      kids++;
+    }
+  }
+  return ens_obj_child_count(o);
 }
 
 /* A static property set at t: its value, or animated from the in point. */
@@ -343,7 +382,7 @@ static int s_set_static(const s_anim *a, double t, const char *canon, int is_arr
   rc = ens_txn_set(txn, ens_obj_id(a->prop), "a", ens_int(1));
   if (!rc) rc = ens_txn_set(txn, ens_obj_id(a->prop), "k", ens_nil());
   char *lpos = NULL;
-  if (!rc) rc = ens_doc_pos_at(a->doc, ens_obj_id(a->prop), ens_obj_child_count(a->prop), &lpos);
+  if (!rc) rc = ens_doc_pos_at(a->doc, ens_obj_id(a->prop), s_kids_before(a->prop, "k"), &lpos);
   ens_node *list = rc ? NULL : ens_txn_insert(txn, ens_obj_id(a->prop), lpos, lid, ENS_LOTTIE_LIST);
   ens_free(lpos);
   ens_node *n0 = list ? ens_node_add_child(list, "4", k0, ENS_LOTTIE_KEYFRAME) : NULL;
@@ -611,6 +650,7 @@ int ens_lottie_set_easing(ens_doc *doc, const char *prop, double t, const ens_lo
   } else {
     if (has_h && !(h.type == ENS_INT && h.u.i == 0)) rc = ens_txn_set(txn, ens_obj_id(kf), "h", ens_int(0));
     char *pos[2] = {NULL, NULL};
+    if (!rc) rc = s_tangents_ok(a.cmd, kf);
     if (!rc) rc = s_end_pos(doc, kf, &pos[0], &pos[1]);
     if (!rc) rc = s_set_tangent(doc, txn, kf, "o", pos[0], easing->out_x, easing->out_y);
     if (!rc) rc = s_set_tangent(doc, txn, kf, "i", pos[1], easing->in_x, easing->in_y);
