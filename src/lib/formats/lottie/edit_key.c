@@ -41,6 +41,17 @@ static int s_prop(ens_doc *doc, const char *cmd, const char *addr, s_anim *a) {
       ens__lje_is(ens_obj_child(k, 0), ENS_LOTTIE_KEYFRAME)) {
     a->list = k;
     a->n = ens_obj_child_count(k);
+    /* what the edits read and write of a keyframe must be values there */
+    static const char *const values[] = {"t", "e", "h", "to", "ti"};
+    for (size_t i = 0; i < a->n; i++) {
+      const ens_obj *kf = ens_obj_child(k, i);
+      double t;
+      if (ens__lje_num(kf, "t", &t) || !isfinite(t))
+        return ens__error(ENS_EINVAL, "%s: keyframe %zu of \"%s\" has no time (\"t\" a number)", cmd, i, addr);
+      for (size_t j = 0; j < sizeof values / sizeof values[0]; j++)
+        if (ens__lje_member(kf, values[j]))
+          return ens__error(ENS_EINVAL, "%s: keyframe %zu of \"%s\" holds an object as \"%s\"", cmd, i, addr, values[j]);
+    }
   }
   return 0;
 }
