@@ -16,6 +16,7 @@
 #include "ensemble/svg.h"
 #include "ensemble/svgedit.h"
 #include "ensemble/lottie.h"
+#include "ensemble/lottieedit.h"
 #include "ensemble/format.h"
 #include "ensemble/render.h"
 #include "ensemble/session.h"

@@ -170,6 +170,8 @@ int cli_cat_lottie(const char *cmd, const char *path, const char *out);
  * command's transaction in *txn (the caller's), 1 for a line with no
  * command, -1 with the reason in err. */
 int cli_edit_svg_line(ens_doc *doc, const char *line, size_t len, ens_txn **txn, char *err, size_t esz);
+/* The same for an animation (edit_lottie.c). */
+int cli_edit_lottie_line(ens_doc *doc, const char *line, size_t len, ens_txn **txn, char *err, size_t esz);
 
 /* The whole of (s, n) as a finite real in the C locale's notation: 0, or
  * -1 when it is empty, longer than 63 bytes, not a number or not finite. */

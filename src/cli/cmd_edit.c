@@ -1,5 +1,6 @@
 /* `ensemble edit FILE -o OUT`: applies a script of glyph edits to a font
- * (or of element edits to a drawing, edit_svg.c), one transaction per
+ * (or of element edits to a drawing, edit_svg.c, or of keyframe and layer
+ * edits to an animation, edit_lottie.c), one transaction per
  * command (text lines or JSON lines), and writes the result atomically,
  * or nothing at all when a command fails. */
 #include <errno.h>
@@ -21,7 +22,8 @@ static const cli_option s_options[] = {
 
 static const cli_spec s_spec = {
     "edit", "FILE -o OUT [--commands FILE|-]",
-    "Applies edits to a FontForge font or an SVG drawing, one transaction\n"
+    "Applies edits to a FontForge font, an SVG drawing or a Lottie animation,\n"
+    "one transaction\n"
     "(one undo step) per command, and writes the result to OUT. If any\n"
     "command fails, the error names its line and nothing is written (exit\n"
     "status 1). The file's kind is told as info and cat tell it.\n"
@@ -95,7 +97,43 @@ static const cli_spec s_spec = {
     "  {\"cmd\":\"translate\",\"elem\":\"/svg/g[0]\",\"dx\":10,\"dy\":0}\n"
     "  {\"cmd\":\"group\",\"elems\":[\"#a\",\"#b\"],\"id\":\"pair\"}\n"
     "  {\"cmd\":\"insert\",\"elem\":\"#layer1\",\"index\":0,\"markup\":\"<rect width='5'/>\"}\n"
-    "Values with blanks at either end need the JSON form.",
+    "Values with blanks at either end need the JSON form.\n"
+    "\n"
+    "An animation (.json, .tgs, .lottie) takes keyframe and layer edits. LAYER\n"
+    "is its ind (3), its place in the list ([0], drawn on top) or its name,\n"
+    "prefixed ASSET: in a precomposition (comp_1:Ball); a shape adds /GROUP\n"
+    "steps (Ball/Circle/Fill, or /[N]); PROP adds .MEMBER (Ball.p, Ball.opacity,\n"
+    "Ball/Circle/Fill.c; a layer's transform members are found in its ks).\n"
+    "Quote names with blanks: \"Shape Layer 1.p\". FRAME is in the property's\n"
+    "own time (the composition's less the layer's st). VALUE is JSON: 50 or\n"
+    "[80,20] (the rest of the line).\n"
+    "\n"
+    "  set-value PROP FRAME VALUE        the keyframe at FRAME gets VALUE, or a new\n"
+    "                                    one is made; a static property becomes\n"
+    "                                    animated from the layer's in point\n"
+    "  add-keyframe PROP FRAME VALUE     refused when one is at FRAME\n"
+    "  move-keyframe PROP FRAME NEW\n"
+    "  delete-keyframe PROP FRAME\n"
+    "  set-easing PROP FRAME EASING      towards the next keyframe: OX OY IX IY (the\n"
+    "                                    bezier's control points), or linear, ease,\n"
+    "                                    ease-in, ease-out, ease-in-out, hold\n"
+    "  shift-layer LAYER FRAMES          in, out and start times move together\n"
+    "  stretch-layer LAYER FACTOR        keyframes and out point scale from the in point\n"
+    "  shift-range FROM FRAMES           everything at or after FROM moves\n"
+    "  set-in-out LAYER IN OUT\n"
+    "  reparent LAYER PARENT|none\n"
+    "  reorder LAYER PLACE               0: the first, drawn on top\n"
+    "  rename TARGET NAME                a layer or a shape\n"
+    "  set-colour TARGET R G B [A]|#rrggbb  a fill or stroke shape, or a solid layer\n"
+    "  duplicate-layer LAYER             a copy above it, the next free ind, \"NAME copy\"\n"
+    "\n"
+    "JSON lines: \"prop\" or \"layer\" or \"target\", \"t\", \"to\", \"value\", \"easing\",\n"
+    "\"frames\", \"factor\", \"from\", \"ip\", \"op\", \"parent\" (null: none), \"index\",\n"
+    "\"name\", \"colour\":\n"
+    "  {\"cmd\":\"set-value\",\"prop\":\"Ball.p\",\"t\":30,\"value\":[80,20]}\n"
+    "  {\"cmd\":\"set-easing\",\"prop\":\"Ball.p\",\"t\":0,\"easing\":[0.42,0,0.58,1]}\n"
+    "  {\"cmd\":\"shift-layer\",\"layer\":\"Ball\",\"frames\":10}\n"
+    "  {\"cmd\":\"set-colour\",\"target\":\"Ball/Circle/Fill\",\"colour\":[1,0,0,1]}",
     s_options, 1, 1};
 
 /* --- commands ---------------------------------------------------------------------------- */
@@ -613,20 +651,22 @@ int cli_cmd_edit(int argc, char **argv) {
   if (strcmp(cmds, "-") == 0) script = s_read_stdin(&len, err, sizeof err);
   else if (cli_read_file(cmds, S_MAX_SCRIPT, &script, &len, err, sizeof err) != 0) script = NULL;
   if (!script) return cli_fail(s_spec.name, "%s", err);
-  if (cli_kind_of(path) == CLI_KIND_LOTTIE) {
-    free(script);
-    return cli_fail(s_spec.name, "%s: a Lottie animation: edit takes fonts and drawings; animations have no "
-                                 "editing commands yet (docs/lottie.md)", path);
-  }
   ens_doc *doc = NULL;
   size_t count = 0;
-  int svg = cli_kind_of(path) == CLI_KIND_SVG;
-  if ((svg ? ens_svg_read_path(path, &doc) : ens_sfd_read_path(path, &doc)) != 0) {
-    rc = cli_fail(s_spec.name, "%s%s%s", svg ? "" : path, svg ? "" : ": ", ens_error_last());
-  } else if (s_run(doc, svg ? cli_edit_svg_line : s_sfd_line, strcmp(cmds, "-") == 0 ? "<stdin>" : cmds, script, len,
-                   &count, err, sizeof err) != 0) {
+  cli_file_kind kind = cli_kind_of(path);
+  s_line_fn line_fn = kind == CLI_KIND_SVG ? cli_edit_svg_line : kind == CLI_KIND_LOTTIE ? cli_edit_lottie_line : s_sfd_line;
+  int read_rc = kind == CLI_KIND_SVG ? ens_svg_read_path(path, &doc)
+                : kind == CLI_KIND_LOTTIE ? ens_lottie_read_path(path, &doc)
+                                          : ens_sfd_read_path(path, &doc);
+  if (read_rc != 0) {
+    /* the SFD reader does not name the file; the others do */
+    rc = cli_fail(s_spec.name, "%s%s%s", kind == CLI_KIND_SFD ? path : "", kind == CLI_KIND_SFD ? ": " : "",
+                  ens_error_last());
+  } else if (s_run(doc, line_fn, strcmp(cmds, "-") == 0 ? "<stdin>" : cmds, script, len, &count, err, sizeof err) != 0) {
     rc = cli_fail(s_spec.name, "%s (nothing written)", err);
-  } else if ((svg ? ens_svg_write_path(doc, out) : ens_sfd_write_path(doc, out)) != 0) {
+  } else if ((kind == CLI_KIND_SVG      ? ens_svg_write_path(doc, out)
+              : kind == CLI_KIND_LOTTIE ? ens_lottie_write_path(doc, out)
+                                        : ens_sfd_write_path(doc, out)) != 0) {
     rc = cli_fail(s_spec.name, "%s: %s", out, ens_error_last());
   } else {
     rc = CLI_OK;

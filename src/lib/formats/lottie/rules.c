@@ -106,6 +106,12 @@ static int s_props(const ens_obj *o, char *why, size_t size) {
       return s_fail(o, why, size, ENS_EFORMAT, "'%.60s' names no member: a member whose name starts with '~', '@' "
                                                "or '%%', or is empty, is held as '%%' and its name", key);
     if (list) return s_fail(o, why, size, ENS_EKIND, "an array has elements, not members ('%.60s')", name);
+    /* a value under the name of a member object would write the name twice */
+    for (uint32_t k = 0; k < o->nkids; k++) {
+      const ens__prop *kk = s_get(o->kids[k], ENS_LOTTIE_KEY);
+      if (kk && kk->type == ENS_STR && kk->len == strlen(name) && memcmp(kk->u.s, name, kk->len) == 0)
+        return s_fail(o, why, size, ENS_EFORMAT, "its object already has a member \"%.60s\"", name);
+    }
     switch (p->type) {
     case ENS_INT:
     case ENS_BOOL: break;
