@@ -106,7 +106,8 @@ int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path,
     goto done;
   }
   if (!quiet && ens_visdiff_is_animation(vd)) {
-    fprintf(stderr, "%s: %zu changes; frames", out, ens_visdiff_count(vd));
+    size_t n = ens_visdiff_count(vd);
+    fprintf(stderr, "%s: %zu change%s; frames", out, n, n == 1 ? "" : "s");
     for (size_t i = 0; i < strip.count; i++)
       fprintf(stderr, "%s%ld (%ld pixels differ)", i ? ", " : " ", strip.frames[i], strip.differing[i]);
     fputc('\n', stderr);

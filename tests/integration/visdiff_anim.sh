@@ -90,7 +90,7 @@ checks=$((checks + 1))
 # the strip as PNG: frames 0, 60, 119; the ball's column 60 differs, 0 not
 run "visual ball png" 0 "$BIN" diff --visual "$BALL" "$TMP/ball-new.json" -o "$TMP/ball.png"
 checks=$((checks + 1))
-grep -q '^.*ball.png: 1 changes; frames 0 (0 pixels differ), 60 ([1-9][0-9]* pixels differ), 119 ([0-9]* pixels differ)$' \
+grep -q '^.*ball.png: 1 change; frames 0 (0 pixels differ), 60 ([1-9][0-9]* pixels differ), 119 ([0-9]* pixels differ)$' \
   "$TMP/err" || fail "visual ball: $(cat "$TMP/err")"
 # parent: the keyframe's frame 90 between the first and last (the fill,
 # which shows everywhere, is the layer's in and out points: those)
