@@ -237,6 +237,41 @@ static void test_out_point_and_added_keyframe(void **state) {
   ens_doc_free(b);
 }
 
+static void test_keyframe_retimed(void **state) {
+  (void)state;
+  char text[4096];
+  int len = snprintf(text, sizeof text, S_ANIM, S_OP, "", S_KF10, S_BLUE);
+  char *later = s_replace(text, "{\"t\":10,", "{\"t\":12,");
+  ens_doc *a = NULL, *b = NULL;
+  assert_int_equal(ens_lottie_read(text, (size_t)len, &a), 0);
+  assert_int_equal(ens_lottie_read(later, strlen(later), &b), 0);
+  free(later);
+  ens_visdiff *vd = NULL;
+  assert_int_equal(ens_visdiff_new(a, b, &vd), 0);
+  char *t = s_text(vd);
+  /* one move in time, not a keyframe removed and another added */
+  assert_string_equal(t, "layer 2 \"square\": transform position keyframe t=12 moved from t=10\n");
+  free(t);
+  ens_visdiff_strip s;
+  ens_render_size size = {0, 0, 0};
+  assert_int_equal(ens_visdiff_strip_render(vd, size, &s), 0);
+  assert_int_equal(s.count, 4);
+  assert_int_equal(s.frames[1], 10);
+  assert_int_equal(s.frames[2], 12);
+  /* at 10 the old square is at (80, 50), the new one still on its way */
+  assert_int_equal(s_px(&s.old_frames[1], 85, 50), S_PX_BLUE);
+  assert_int_equal(s_px(&s.new_frames[1], 85, 50), S_PX_RED);
+  assert_int_equal(s_px(&s.new_frames[2], 85, 50), S_PX_BLUE);
+  assert_true(s.differing[1] > 0);
+  assert_true(s.differing[2] > 0);
+  assert_int_equal(s.differing[0], 0);
+  assert_int_equal(s.differing[3], 0);
+  ens_visdiff_strip_free(&s);
+  ens_visdiff_free(vd);
+  ens_doc_free(a);
+  ens_doc_free(b);
+}
+
 static void test_identical(void **state) {
   (void)state;
   ens_doc *a = s_anim(S_OP, S_KF10, "", S_BLUE), *b = s_anim(S_OP, S_KF10, "", S_BLUE);
@@ -374,7 +409,8 @@ static void test_corpus_bouncy_ball(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_keyframe_value), cmocka_unit_test(test_colour_everywhere),
-      cmocka_unit_test(test_out_point_and_added_keyframe), cmocka_unit_test(test_identical),
+      cmocka_unit_test(test_out_point_and_added_keyframe), cmocka_unit_test(test_keyframe_retimed),
+      cmocka_unit_test(test_identical),
       cmocka_unit_test(test_refusals), cmocka_unit_test(test_corpus_bouncy_ball),
   };
   return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), sizeof tests / sizeof tests[0]);

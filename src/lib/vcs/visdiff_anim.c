@@ -251,6 +251,39 @@ static void s_times(ens_visdiff *vd, const s_where *w, const ens_obj *o, const e
   }
 }
 
+/* " moved from t=30", and its members that changed besides its time
+ * (its easing's objects are not compared). */
+static void s_retimed(ens_buf *b, const ens_obj *old_kf, const ens_obj *new_kf) {
+  ens__buf_puts(b, " moved from t=");
+  s_num_text(b, old_kf, "t");
+  const char *sep = ": ";
+  for (int side = 0; side < 2; side++) {
+    const ens_obj *here = side ? old_kf : new_kf, *there = side ? new_kf : old_kf;
+    for (size_t i = 0; i < ens_obj_prop_count(here); i++) {
+      const char *key;
+      ens_value v, w;
+      if (ens_obj_prop_at(here, i, &key, &v) != 0 || !strcmp(key, "t") || key[0] == '~' || key[0] == '@') continue;
+      int has = ens_obj_get(there, key, &w) == 0;
+      if (side && has) continue; /* told from the new side */
+      if (has && ens_value_equal(&v, &w)) continue;
+      ens__buf_puts(b, sep);
+      sep = ", ";
+      ens__buf_printf(b, "%s ", key);
+      if (side) {
+        s_value(b, v);
+        ens__buf_puts(b, " removed");
+      } else if (!has) {
+        ens__buf_puts(b, "set to ");
+        s_value(b, v);
+      } else {
+        s_value(b, w);
+        ens__buf_puts(b, " → ");
+        s_value(b, v);
+      }
+    }
+  }
+}
+
 /* 1 when two paths differ in their last step only. */
 static int s_same_parent(const char *a, const char *b) {
   if (!a || !b) return 0;
@@ -285,6 +318,12 @@ static int s_item(ens_visdiff *vd, const ens_changes *cs, size_t *i, const ens_o
   size_t used = 1;
   switch (c->kind) {
   case ENS_CHANGE_ADDED:
+    if (renamed_from && s_is(o, ENS_LOTTIE_KEYFRAME)) {
+      s_retimed(&detail, renamed_from, o);
+      double t = ens__vd_num(renamed_from, "t", NAN);
+      if (!w.asset && isfinite(t)) ens__vd_anim_want(vd, t + (w.layer ? ens__vd_num(w.layer, "st", 0) : 0));
+      break;
+    }
     if (renamed_from) {
       size_t nl;
       const char *nm = ens__vd_str(renamed_from, "nm", &nl);
@@ -460,6 +499,35 @@ static void s_find_renames(const ens_changes *cs, unsigned char *skip, size_t *f
   }
 }
 
+/* The path without its last step (borrowed length). */
+static size_t s_parent_len(const char *path) {
+  const char *sl = path ? strrchr(path, '/') : NULL;
+  return sl ? (size_t)(sl - path) : 0;
+}
+
+/* A keyframe retimed (its time is its identity key) comes out as one
+ * keyframe removed and another added in the same list; when a list has
+ * exactly one of each, they are told as one move in time. */
+static void s_find_retimes(const ens_changes *cs, unsigned char *skip, size_t *from) {
+  size_t n = ens_changes_count(cs);
+  for (size_t r = 0; r < n; r++) {
+    const ens_change *rm = ens_changes_at(cs, r);
+    if (rm->kind != ENS_CHANGE_REMOVED || strcmp(rm->obj_kind, ENS_LOTTIE_KEYFRAME) || skip[r]) continue;
+    size_t pl = s_parent_len(rm->path), removed = 0, added = 0, a = n;
+    for (size_t k = 0; k < n; k++) {
+      const ens_change *c = ens_changes_at(cs, k);
+      if ((c->kind != ENS_CHANGE_REMOVED && c->kind != ENS_CHANGE_ADDED) || strcmp(c->obj_kind, ENS_LOTTIE_KEYFRAME) ||
+          s_parent_len(c->path) != pl || strncmp(c->path, rm->path, pl))
+        continue;
+      if (c->kind == ENS_CHANGE_REMOVED) removed++;
+      else added++, a = k;
+    }
+    if (removed != 1 || added != 1 || from[a]) continue;
+    skip[r] = 1;
+    from[a] = r + 1;
+  }
+}
+
 int ens__vd_mark_anim(ens_visdiff *vd) {
   ens_changes_opts opts = {ens_lottie_identity, NULL, NULL, NULL};
   ens_changes *cs = NULL;
@@ -469,6 +537,7 @@ int ens__vd_mark_anim(ens_visdiff *vd) {
   size_t *from = rc ? NULL : calloc(n + 1, sizeof *from);
   if (!rc && (!skip || !from)) rc = ens__error(ENS_ENOMEM, "out of memory listing changes");
   if (!rc) s_find_renames(cs, skip, from);
+  if (!rc) s_find_retimes(cs, skip, from);
   for (size_t i = 0; !rc && i < n;) {
     if (skip[i]) {
       i++;
