@@ -169,6 +169,9 @@ static int s_subject(ens_buf *b, const ens_obj *o, s_where *w) {
     const ens_obj *parent = ens_obj_parent(c);
     if (!parent) continue; /* the root */
     if (s_is(c, ENS_LOTTIE_LIST)) continue;
+    /* an animated path's value ("k" of a property, an element of a
+     * keyframe's "s"): its members are named below it */
+    if (s_is(c, ENS_LOTTIE_OBJECT) && (!key || (!strcmp(key, "k") && s_is(parent, ENS_LOTTIE_PROPERTY)))) continue;
     if (steps) ens__buf_putc(b, shapes && s_is(c, ENS_LOTTIE_SHAPE) ? '/' : ' ');
     if (s_is(c, ENS_LOTTIE_SHAPE)) {
       size_t nl;
@@ -437,11 +440,13 @@ size_t ens__vd_anim_choose(const ens_visdiff *vd, long first, long last, long *o
   qsort(inner, ni, sizeof *inner, s_long_cmp);
   size_t n = 0;
   out[n++] = first;
-  if (last == first) return n;
+  if (last == first || max == 1) return n;
   size_t room = max - 2;
   if (ni) {
-    /* the changes' own frames, evenly sampled when there are more */
-    for (size_t k = 0; k < ni && k < room; k++) out[n++] = inner[ni <= room ? k : k * ni / room];
+    /* the changes' own frames; when there are more, evenly sampled from
+     * the first to the last of them */
+    for (size_t k = 0; k < ni && k < room; k++)
+      out[n++] = inner[ni <= room ? k : room == 1 ? 0 : k * (ni - 1) / (room - 1)];
   } else {
     /* nothing at a time of its own: evenly spaced */
     long span = last - first;
