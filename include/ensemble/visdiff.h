@@ -118,10 +118,12 @@ typedef struct {
   int box[ENS_VISDIFF_MAX_FRAMES][4];
 } ens_visdiff_strip;
 
-/* Renders both versions at the frames chosen (ens_render_lottie_frame: a
- * child process each, size.timeout_ms for each). size: each frame's;
- * both 0: NEW's own size scaled to at most ENS_VISDIFF_FRAME_SIDE pixels a
- * side. Errors as ens_render_lottie's (the message says which version);
+/* Renders both versions at the frames chosen (ens_render_lottie: a child
+ * process per frame and version, the first frame's also giving the frame
+ * range; size.timeout_ms for each). size: each frame's; one side 0: at
+ * NEW's aspect ratio ("w", "h"); both 0: NEW's own size scaled to at most
+ * ENS_VISDIFF_FRAME_SIDE pixels a side. Both versions are rendered at that
+ * one size, each scaled to fit and centred. Errors as ens_render_lottie's (the message says which version);
  * *out is the caller's (ens_visdiff_strip_free) and empty on error. */
 #define ENS_VISDIFF_FRAME_SIDE 240
 int ens_visdiff_strip_render(const ens_visdiff *vd, ens_render_size size, ens_visdiff_strip *out);

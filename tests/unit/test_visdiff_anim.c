@@ -196,6 +196,12 @@ static void test_colour_everywhere(void **state) {
     assert_in_range(s.differing[i], 80, 130);
   }
   ens_visdiff_strip_free(&s);
+  /* one side given: the other at the animation's aspect, for both versions */
+  ens_render_size tall = {0, 30, 0};
+  assert_int_equal(ens_visdiff_strip_render(vd, tall, &s), 0);
+  assert_int_equal(s.old_frames[0].width, 30);
+  assert_int_equal(s.new_frames[0].height, 30);
+  ens_visdiff_strip_free(&s);
   ens_visdiff_free(vd);
   ens_doc_free(a);
   ens_doc_free(b);

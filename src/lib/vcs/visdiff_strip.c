@@ -49,17 +49,39 @@ static uint32_t s_over_white(uint32_t p) {
 
 /* --- rendering ------------------------------------------------------------------------- */
 
-/* NEW's own size scaled down to ENS_VISDIFF_FRAME_SIDE pixels a side. */
-static ens_render_size s_cell(const ens_lottie_info *info, ens_render_size size) {
-  if (size.width || size.height) return size;
-  double w = info->width > 0 ? info->width : 256, h = info->height > 0 ? info->height : 256;
-  double s = ENS_VISDIFF_FRAME_SIDE / (w > h ? w : h);
-  if (s > 1) s = 1;
+/* NEW's own size ("w", "h", as rlottie reads them) scaled down to
+ * ENS_VISDIFF_FRAME_SIDE pixels a side. */
+static ens_render_size s_cell(const ens_doc *doc, ens_render_size size) {
+  if (size.width && size.height) return size;
+  const ens_obj *root = ens_doc_root(doc);
+  double w = ens__vd_num(root, "w", 256), h = ens__vd_num(root, "h", 256);
+  if (!(w >= 1 && w <= ENS_RENDER_MAX_SIDE)) w = 256;
+  if (!(h >= 1 && h <= ENS_RENDER_MAX_SIDE)) h = 256;
+  /* one side given: the other at NEW's aspect, the same for both versions */
+  double s = size.width ? size.width / w : size.height ? size.height / h : ENS_VISDIFF_FRAME_SIDE / (w > h ? w : h);
+  if (s > 1 && !size.width && !size.height) s = 1;
+  if (s * w > ENS_RENDER_MAX_SIDE || s * h > ENS_RENDER_MAX_SIDE) s = ENS_RENDER_MAX_SIDE / (w > h ? w : h);
   size.width = (int)(w * s + 0.5);
   size.height = (int)(h * s + 0.5);
   if (size.width < 1) size.width = 1;
   if (size.height < 1) size.height = 1;
   return size;
+}
+
+/* The first frame of a version, with its frame range: one child process
+ * gives both, so that the range costs no load of its own. */
+typedef struct {
+  ens_lottie_info info;
+  ens_image img;
+} s_first;
+
+static int s_keep_first(void *user, const ens_lottie_info *info, long frame, ens_image *img) {
+  (void)frame;
+  s_first *f = user;
+  f->info = *info;
+  f->img = *img;
+  img->pixels = NULL; /* ours now */
+  return 0;
 }
 
 /* Marks column i: NEW greyed, the pixels that differ from OLD in vermillion. */
@@ -106,33 +128,41 @@ int ens_visdiff_strip_render(const ens_visdiff *vd, ens_render_size size, ens_vi
   if (size.width < 0 || size.height < 0) return ens__error(ENS_EINVAL, "visual diff: a negative frame size");
   unsigned char *json[2] = {NULL, NULL};
   size_t len[2] = {0, 0};
-  ens_lottie_info info[2];
+  s_first head[2];
+  memset(head, 0, sizeof head);
   static const char *const side[2] = {"the old version", "the new version"};
+  size = s_cell(vd->new_doc, size);
   int rc = 0;
   for (int k = 0; k < 2 && !rc; k++) {
     rc = s_json(k ? vd->new_doc : vd->old_doc, &json[k], &len[k]);
-    if (!rc) rc = ens_render_lottie_info(json[k], len[k], size.timeout_ms, &info[k]);
+    if (!rc) rc = ens_render_lottie(json[k], len[k], ENS_LOTTIE_FIRST, ENS_LOTTIE_FIRST, size, s_keep_first, &head[k]);
     if (rc) rc = ens__error_prefix(rc, "%s: ", side[k]);
   }
   if (rc) goto done;
   /* the frames both have, as rlottie counts them */
-  long first = info[0].first > info[1].first ? info[0].first : info[1].first;
-  long last = (info[0].end < info[1].end ? info[0].end : info[1].end) - 1;
+  long first = head[0].info.first > head[1].info.first ? head[0].info.first : head[1].info.first;
+  long last = (head[0].info.end < head[1].info.end ? head[0].info.end : head[1].info.end) - 1;
   if (last < first) {
-    rc = ens__error(ENS_EINVAL, "visual diff: the two versions share no frame (%ld..%ld and %ld..%ld)", info[0].first,
-                    info[0].end - 1, info[1].first, info[1].end - 1);
+    rc = ens__error(ENS_EINVAL, "visual diff: the two versions share no frame (%ld..%ld and %ld..%ld)",
+                    head[0].info.first, head[0].info.end - 1, head[1].info.first, head[1].info.end - 1);
     goto done;
   }
-  size = s_cell(&info[1], size);
   out->count = ens__vd_anim_choose(vd, first, last, out->frames, ENS_VISDIFF_MAX_FRAMES);
   for (size_t i = 0; i < out->count && !rc; i++)
     for (int k = 0; k < 2 && !rc; k++) {
       ens_image *img = k ? &out->new_frames[i] : &out->old_frames[i];
+      if (out->frames[i] == head[k].info.first && head[k].img.pixels) {
+        *img = head[k].img; /* rendered already */
+        memset(&head[k].img, 0, sizeof head[k].img);
+        continue;
+      }
       rc = ens_render_lottie_frame(json[k], len[k], out->frames[i], size, img);
       if (rc) rc = ens__error_prefix(rc, "%s, frame %ld: ", side[k], out->frames[i]);
     }
   for (size_t i = 0; i < out->count && !rc; i++) rc = s_mark(out, i);
 done:
+  ens_image_free(&head[0].img);
+  ens_image_free(&head[1].img);
   ens_free(json[0]);
   ens_free(json[1]);
   if (rc) ens_visdiff_strip_free(out);
