@@ -19,7 +19,7 @@ static const cli_option s_options[] = {
     {"quiet", 'q', NULL, "write nothing; only the exit status tells"},
     {"visual", 0, NULL, "draw the changes instead, into the file -o names (.svg, .png or .html)"},
     {"output", 'o', "OUT", "with --visual: the file to write; its extension picks SVG, PNG or an HTML page"},
-    {"timeout", 0, "S", "with --visual: give up rendering a PNG after S seconds (default 120)"},
+    {"timeout", 0, "S", "with --visual: give up rendering a PNG (or an animation's frame) after S seconds (default 120)"},
     {0}};
 
 static const cli_spec s_spec = {

@@ -132,7 +132,7 @@ done:
 
 static const cli_option s_options[] = {
     {"output", 'o', "OUT", "the file to write (atomically): OUT.svg, OUT.png or OUT.html; required"},
-    {"timeout", 't', "SECONDS", "give up rendering a PNG that takes longer (default 120)"},
+    {"timeout", 't', "SECONDS", "give up rendering a PNG (or an animation's frame) that takes longer (default 120)"},
     {"quiet", 'q', NULL, "print nothing on success"},
     {0}};
 
