@@ -4,8 +4,9 @@
 # value, a layer's colour), the change list naming layer, property and
 # keyframe time, the strip as PNG and HTML read back by Pillow (the new
 # frame differs from the old one at the edited frame and is equal at the
-# first), identical versions, and the errors (an SVG beside an animation,
-# broken JSON, an SVG output). CTest runs it as `visdiff_anim.sh
+# first), identical versions (every corpus animation with itself: no
+# differing pixel), and the errors (an SVG beside an animation, broken
+# JSON, an SVG output). CTest runs it as `visdiff_anim.sh
 # /path/to/build/ensemble`; without the corpus or Pillow it skips (77).
 set -u
 
@@ -167,6 +168,21 @@ PYEOF
 checks=$((checks + 1))
 grep -q "^strips ok" "$TMP/py" || { fail "Pillow's reading of the strips"; sed 's/^/    | /' "$TMP/py" >&2; }
 cat "$TMP/py"
+
+# no false highlights: every corpus animation with itself renders its
+# strip with no differing pixel in any frame
+n=0
+for f in $(find "$CORPUS/lottie" -name '*.json' | sort); do
+  n=$((n + 1))
+  timeout 120 "$BIN" diff --visual "$f" "$f" -o "$TMP/self.png" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  checks=$((checks + 1))
+  if [ $rc -ne 0 ] || ! grep -q '^.*self.png: 0 changes; frames ' "$TMP/err" ||
+    grep -q '([1-9][0-9]* pixels differ)' "$TMP/err"; then
+    fail "$f with itself: status $rc: $(tail -n 1 "$TMP/err")"
+  fi
+done
+echo "$n corpus animations with themselves: no differing pixel"
 
 # errors: two kinds, broken JSON, an SVG output, a bad timeout; nothing written
 printf '<svg xmlns="http://www.w3.org/2000/svg"/>\n' >"$TMP/d.svg"
