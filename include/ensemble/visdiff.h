@@ -30,7 +30,8 @@ typedef struct ens_visdiff ens_visdiff;
 typedef struct {
   ens_vis_mark mark;
   /* The object in OLD (removed, changed) or, for an added one, its id in
-   * the diff's transaction (a fresh id of OLD's site). */
+   * the diff's transaction (a fresh id of OLD's site). For an animation:
+   * the object in OLD, or in NEW for an added one. */
   ens_id id;
   const char *label;  /* "path #eye-left", "rect in #layer1", "glyph a" */
   const char *detail; /* what changed: "d, style", "moved", "width 500 -> 510, 3 points moved" */
