@@ -326,6 +326,25 @@ int ens_visdiff_strip_html(const ens_visdiff *vd, const ens_visdiff_strip *s, co
                   "\"></i>%zu removed</span><span><i class=\"sw\" style=\"background:" VD_COLOR_CHANGED
                   "\"></i>%zu changed</span></div></header>\n<main>\n",
                   counts[ENS_VIS_ADDED], counts[ENS_VIS_REMOVED], counts[ENS_VIS_CHANGED]);
+  /* the change list, one entry per layer with its changes below */
+  ens__buf_puts(&b, "<h2>Changes</h2>\n");
+  if (!vd->nitems) ens__buf_puts(&b, "<p>No changes.</p>\n");
+  else ens__buf_puts(&b, "<ul class=\"changes\">\n");
+  static const char *const cls[4] = {"", "added", "removed", "changed"};
+  for (size_t i = 0; i < vd->nitems;) {
+    const char *label = vd->items[i].label;
+    ens__buf_puts(&b, "<li class=\"layer\">");
+    ens__vd_escape(&b, label, strlen(label), 0);
+    ens__buf_puts(&b, "<ul>\n");
+    for (; i < vd->nitems && !strcmp(vd->items[i].label, label); i++) {
+      ens__buf_printf(&b, "<li class=\"%s\">", cls[vd->items[i].mark]);
+      const char *d = *vd->items[i].detail ? vd->items[i].detail : "changed";
+      ens__vd_escape(&b, d, strlen(d), 0);
+      ens__buf_puts(&b, "</li>\n");
+    }
+    ens__buf_puts(&b, "</ul></li>\n");
+  }
+  if (vd->nitems) ens__buf_puts(&b, "</ul>\n");
   /* the strip: a column per frame, rows old, new, difference */
   ens__buf_puts(&b, "<h2>Frames</h2>\n<table class=\"strip\">\n<tr><th></th>");
   for (size_t i = 0; i < s->count; i++) ens__buf_printf(&b, "<th>frame %ld</th>", s->frames[i]);
@@ -350,25 +369,7 @@ int ens_visdiff_strip_html(const ens_visdiff *vd, const ens_visdiff_strip *s, co
     else
       ens__buf_puts(&b, "<td class=\"same\">the same</td>");
   }
-  ens__buf_puts(&b, "</tr>\n</table>\n<h2>Changes</h2>\n");
-  /* the change list, one entry per layer with its changes below */
-  if (!vd->nitems) ens__buf_puts(&b, "<p>No changes.</p>\n");
-  else ens__buf_puts(&b, "<ul class=\"changes\">\n");
-  static const char *const cls[4] = {"", "added", "removed", "changed"};
-  for (size_t i = 0; i < vd->nitems;) {
-    const char *label = vd->items[i].label;
-    ens__buf_puts(&b, "<li class=\"layer\">");
-    ens__vd_escape(&b, label, strlen(label), 0);
-    ens__buf_puts(&b, "<ul>\n");
-    for (; i < vd->nitems && !strcmp(vd->items[i].label, label); i++) {
-      ens__buf_printf(&b, "<li class=\"%s\">", cls[vd->items[i].mark]);
-      const char *d = *vd->items[i].detail ? vd->items[i].detail : "changed";
-      ens__vd_escape(&b, d, strlen(d), 0);
-      ens__buf_puts(&b, "</li>\n");
-    }
-    ens__buf_puts(&b, "</ul></li>\n");
-  }
-  if (vd->nitems) ens__buf_puts(&b, "</ul>\n");
+  ens__buf_puts(&b, "</tr>\n</table>\n");
   ens__buf_puts(&b, "</main>\n</body></html>\n");
   if (!rc && b.oom) rc = ens__error(ENS_ENOMEM, "out of memory writing the page");
   if (rc) {
