@@ -347,9 +347,9 @@ static int s_item(ens_visdiff *vd, const ens_changes *cs, size_t *i, const ens_o
         s_value(&detail, v);
       }
     } else if (o == w.layer) {
-      ens__buf_puts(&detail, ": frames ");
+      ens__buf_puts(&detail, ": in point ");
       s_num_text(&detail, o, "ip");
-      ens__buf_puts(&detail, " to ");
+      ens__buf_puts(&detail, ", out point ");
       s_num_text(&detail, o, "op");
     }
     break;
