@@ -6,7 +6,7 @@
 # frame differs from the old one at the edited frame and is equal at the
 # first), identical versions (every corpus animation with itself: no
 # differing pixel), and the errors (an SVG beside an animation, broken
-# JSON, an SVG output). CTest runs it as `visdiff_anim.sh
+# JSON, an SVG output, a version past the time limit). CTest runs it as `visdiff_anim.sh
 # /path/to/build/ensemble`; without the corpus or Pillow it skips (77).
 set -u
 
@@ -200,6 +200,22 @@ checks=$((checks + 1))
 grep -q "an animation's visual diff is a strip of rendered frames: write it as .png or .html" "$TMP/err" ||
   fail "svg output: $(cat "$TMP/err")"
 run "bad timeout" 2 "$BIN" diff --visual "$BALL" "$BALL" -o "$TMP/x.png" --timeout 0
+# a version rlottie takes too long on (a million copies of the ball): the
+# time limit, said with the version; nothing written
+"$PY" - "$BALL" "$TMP/slow.json" <<'PYEOF'
+import json, sys
+b = json.load(open(sys.argv[1]))
+it = b["layers"][0]["shapes"][0]["it"]
+z = {"a": 0, "k": [0, 0]}
+it.insert(len(it) - 1, {"ty": "rp", "nm": "rep", "c": {"a": 0, "k": 1000000}, "o": {"a": 0, "k": 0}, "m": 1,
+                        "tr": {"ty": "tr", "p": {"a": 0, "k": [0.001, 0]}, "a": z, "s": {"a": 0, "k": [100, 100]},
+                               "r": {"a": 0, "k": 0}, "so": {"a": 0, "k": 100}, "eo": {"a": 0, "k": 100}}})
+json.dump(b, open(sys.argv[2], "w"))
+PYEOF
+run "time limit" 1 "$BIN" diff --visual "$BALL" "$TMP/slow.json" -o "$TMP/x.png" --timeout 1
+checks=$((checks + 1))
+grep -q 'x.png: the new version: loading the animation took longer than 1000 ms' "$TMP/err" ||
+  fail "time limit: $(cat "$TMP/err")"
 checks=$((checks + 1))
 [ ! -e "$TMP/x.png" ] && [ ! -e "$TMP/x.svg" ] || fail "a failed visual diff wrote its output"
 
