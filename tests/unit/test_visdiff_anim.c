@@ -278,6 +278,43 @@ static void test_keyframe_retimed(void **state) {
   ens_doc_free(b);
 }
 
+static void test_layers_reordered(void **state) {
+  (void)state;
+  char text[4096], swapped[4096];
+  int len = snprintf(text, sizeof text, S_ANIM, S_OP, "", S_KF10, S_BLUE);
+  /* the background solid first: drawn over the square */
+  const char *layers = strstr(text, "\"layers\":[") + 10, *bg = strstr(text, ",{\"ty\":1,");
+  assert_non_null(bg);
+  const char *end = text + len - 2;
+  assert_string_equal(end, "]}");
+  int n = snprintf(swapped, sizeof swapped, "%.*s%.*s,%.*s]}", (int)(layers - text), text, (int)(end - bg - 1),
+                   bg + 1, (int)(bg - layers), layers);
+  assert_int_equal(n, len);
+  ens_doc *a = NULL, *b = NULL;
+  assert_int_equal(ens_lottie_read(text, (size_t)len, &a), 0);
+  assert_int_equal(ens_lottie_read(swapped, (size_t)n, &b), 0);
+  ens_visdiff *vd = NULL;
+  assert_int_equal(ens_visdiff_new(a, b, &vd), 0);
+  char *t = s_text(vd);
+  assert_string_equal(t, "layer 1 \"background\": moved in the stacking order: now on top\n");
+  free(t);
+  ens_visdiff_strip s;
+  ens_render_size size = {0, 0, 0};
+  assert_int_equal(ens_visdiff_strip_render(vd, size, &s), 0);
+  /* a change at no time of its own: frames evenly spaced, the square gone
+   * under the background in every one */
+  assert_int_equal(s.count, ENS_VISDIFF_MAX_FRAMES);
+  for (size_t i = 0; i < s.count; i++) {
+    assert_in_range(s.differing[i], 300, 500);
+    assert_int_equal(s_px(&s.new_frames[i], 20, 50), S_PX_RED);
+  }
+  assert_int_equal(s_px(&s.old_frames[0], 20, 50), S_PX_BLUE);
+  ens_visdiff_strip_free(&s);
+  ens_visdiff_free(vd);
+  ens_doc_free(a);
+  ens_doc_free(b);
+}
+
 static void test_identical(void **state) {
   (void)state;
   ens_doc *a = s_anim(S_OP, S_KF10, "", S_BLUE), *b = s_anim(S_OP, S_KF10, "", S_BLUE);
@@ -416,7 +453,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_keyframe_value), cmocka_unit_test(test_colour_everywhere),
       cmocka_unit_test(test_out_point_and_added_keyframe), cmocka_unit_test(test_keyframe_retimed),
-      cmocka_unit_test(test_identical),
+      cmocka_unit_test(test_layers_reordered), cmocka_unit_test(test_identical),
       cmocka_unit_test(test_refusals), cmocka_unit_test(test_corpus_bouncy_ball),
   };
   return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), sizeof tests / sizeof tests[0]);

@@ -355,8 +355,25 @@ static int s_item(ens_visdiff *vd, const ens_changes *cs, size_t *i, const ens_o
     break;
   case ENS_CHANGE_MOVED:
     ens__buf_puts(&detail, steps ? " " : "");
-    if (s_same_parent(c->old_path, c->path))
-      ens__buf_puts(&detail, o == w.layer ? "moved in the stacking order" : "moved in order");
+    if (s_same_parent(c->old_path, c->path) && (s_is(o, ENS_LOTTIE_LAYER) || s_is(o, ENS_LOTTIE_SHAPE))) {
+      /* what comes first in a list is drawn on top */
+      size_t at = ens_obj_index(o);
+      const ens_obj *above = at ? ens_obj_child(ens_obj_parent(o), at - 1) : NULL;
+      ens__buf_puts(&detail, "moved in the stacking order: now ");
+      if (!above) {
+        ens__buf_puts(&detail, "on top");
+      } else if (s_is(above, ENS_LOTTIE_LAYER)) {
+        ens__buf_puts(&detail, "below ");
+        s_layer_label(&detail, above);
+      } else {
+        size_t nl;
+        const char *nm = ens__vd_str(above, "nm", &nl), *ty = ens__vd_str(above, "ty", NULL);
+        ens__buf_puts(&detail, "below ");
+        if (nm) s_quoted(&detail, nm, nl);
+        else ens__buf_puts(&detail, s_shape_type(ty) ? s_shape_type(ty) : "a shape");
+      }
+    } else if (s_same_parent(c->old_path, c->path))
+      ens__buf_puts(&detail, "moved in order");
     else
       ens__buf_puts(&detail, "moved from elsewhere");
     break;
