@@ -98,9 +98,11 @@ int ens_visdiff_html(const ens_visdiff *vd, const char *title, char **html, size
 #define ENS_VISDIFF_MAX_FRAMES 8
 
 /* The frames chosen (the file's numbers, as ens_render_lottie counts
- * them) into frames[0..max), their number in *n. ENS_EINVAL for a visual
- * diff of anything but animations, or when the two versions share no
- * frame. */
+ * them) into frames[0..max), their number in *n, without rendering: the
+ * range is read from both versions' "ip" and "op" (the strip takes it from
+ * rlottie, which reads whole-number ones the same way). ENS_EINVAL for a
+ * visual diff of anything but animations, or when the two versions share
+ * no frame. */
 int ens_visdiff_frames(const ens_visdiff *vd, long *frames, size_t max, size_t *n);
 
 /* The rendered strip: column i shows frame frames[i] of OLD (old_frames[i])

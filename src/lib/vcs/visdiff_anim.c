@@ -224,9 +224,7 @@ static int s_subject(ens_buf *b, const ens_obj *o, s_where *w) {
 
 /* A property key as people read it: 'in point (ip)', 'colour (sc)'. */
 static void s_key_text(ens_buf *b, const s_where *w, const ens_obj *o, const char *key) {
-  const char *name = NULL;
-  if (o == w->layer) name = s_layer_key_name(key);
-  else if (s_is(o, ENS_LOTTIE_KEYFRAME) && !strcmp(key, "s")) name = NULL;
+  const char *name = o == w->layer ? s_layer_key_name(key) : NULL;
   if (name) ens__buf_printf(b, "%s (%s)", name, key);
   else ens__buf_puts(b, key);
 }
@@ -476,7 +474,7 @@ size_t ens__vd_anim_choose(const ens_visdiff *vd, long first, long last, long *o
 
 /* The frames both versions have, as their numbers are read: from the
  * later "ip" to the earlier "op", less one. */
-int ens__vd_anim_range(const ens_visdiff *vd, long *first, long *last) {
+static int s_range(const ens_visdiff *vd, long *first, long *last) {
   const ens_obj *a = ens_doc_root(vd->old_doc), *b = ens_doc_root(vd->new_doc);
   double ia = ens__vd_num(a, "ip", NAN), ib = ens__vd_num(b, "ip", NAN);
   double oa = ens__vd_num(a, "op", NAN), ob = ens__vd_num(b, "op", NAN);
@@ -577,7 +575,7 @@ int ens_visdiff_frames(const ens_visdiff *vd, long *frames, size_t max, size_t *
   if (n) *n = 0;
   if (!vd || !vd->anim || !frames || !n) return ens__error(ENS_EINVAL, "visual diff: frames are an animation's");
   long first, last;
-  int rc = ens__vd_anim_range(vd, &first, &last);
+  int rc = s_range(vd, &first, &last);
   if (rc) return rc;
   *n = ens__vd_anim_choose(vd, first, last, frames, max);
   return 0;

@@ -74,11 +74,9 @@ int ens__vd_item_add(ens_visdiff *vd, ens_vis_mark mark, ens_id id, const char *
 int ens__vd_svg_write(ens_visdiff *vd, ens_buf *out);
 int ens__vd_font_write(ens_visdiff *vd, ens_buf *out, int side); /* side: 0 composite, 1 old only, 2 new only */
 
-/* Animations (visdiff_anim.c): a frame the changes show at (rounded), the
- * frames both versions have, and the frames chosen within first..last
- * (ens_visdiff_frames). */
+/* Animations (visdiff_anim.c): a frame the changes show at (rounded), and
+ * the frames chosen within first..last (ens_visdiff_frames). */
 int ens__vd_anim_want(ens_visdiff *vd, double t);
-int ens__vd_anim_range(const ens_visdiff *vd, long *first, long *last);
 size_t ens__vd_anim_choose(const ens_visdiff *vd, long first, long last, long *out, size_t max);
 
 /* Base64 of n bytes appended to b (visdiff_html.c). */
