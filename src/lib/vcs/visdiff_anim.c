@@ -574,7 +574,7 @@ int ens__vd_mark_anim(ens_visdiff *vd) {
 int ens_visdiff_frames(const ens_visdiff *vd, long *frames, size_t max, size_t *n) {
   if (n) *n = 0;
   if (!vd || !vd->anim || !frames || !n) return ens__error(ENS_EINVAL, "visual diff: frames are an animation's");
-  long first, last;
+  long first = 0, last = -1;
   int rc = s_range(vd, &first, &last);
   if (rc) return rc;
   *n = ens__vd_anim_choose(vd, first, last, frames, max);
