@@ -169,6 +169,30 @@ checks=$((checks + 1))
 grep -q "^strips ok" "$TMP/py" || { fail "Pillow's reading of the strips"; sed 's/^/    | /' "$TMP/py" >&2; }
 cat "$TMP/py"
 
+# a keyframe inside a precomposition: its frame is the precomposition's
+# time plus the start time of the layer that shows it (20 + 10)
+STAR=$DOCS/docs_static_examples_precomp_star-comp.json
+if [ -f "$STAR" ]; then
+  "$PY" - "$STAR" "$TMP" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["layers"][0]["refId"] == d["assets"][0]["id"] == "Star"
+d["layers"][0]["st"] = 10
+l = d["assets"][0]["layers"][0]
+ease = {"o": {"x": [0], "y": [0]}, "i": {"x": [1], "y": [1]}}
+l["ks"]["o"] = {"a": 1, "k": [dict(t=0, s=[100], **ease), dict(t=20, s=[100], **ease), {"t": 40, "s": [100]}]}
+json.dump(d, open(sys.argv[2] + "/pre-old.json", "w"))
+l["ks"]["o"]["k"][1]["s"] = [0]
+json.dump(d, open(sys.argv[2] + "/pre-new.json", "w"))
+PYEOF
+  run "precomposition text" 1 "$BIN" diff "$TMP/pre-old.json" "$TMP/pre-new.json"
+  has "precomposition text" "$TMP/out" 'precomposition "Star" layer 0 "Shape Layer": transform opacity keyframe t=20: s [100] → [0]'
+  run "precomposition strip" 0 "$BIN" diff --visual "$TMP/pre-old.json" "$TMP/pre-new.json" -o "$TMP/pre.png"
+  checks=$((checks + 1))
+  grep -q 'pre.png: 1 change; frames 0 (0 pixels differ), 30 ([1-9][0-9]* pixels differ), 59 (0 pixels differ)$' \
+    "$TMP/err" || fail "precomposition strip: $(cat "$TMP/err")"
+fi
+
 # no false highlights: every corpus animation with itself renders its
 # strip with no differing pixel in any frame
 n=0

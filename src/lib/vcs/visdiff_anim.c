@@ -229,26 +229,57 @@ static void s_key_text(ens_buf *b, const s_where *w, const ens_obj *o, const cha
   else ens__buf_puts(b, key);
 }
 
+/* A time of the composition that holds the change, as frames of the
+ * strip: directly for the main composition; for a precomposition, through
+ * each layer of the main composition that shows it (its "refId"), shifted
+ * by that layer's start time and only while that layer is shown. A layer
+ * with time remapping ("tm") or stretch ("sr" other than 1) has no such
+ * simple mapping and is left out. */
+static void s_want(ens_visdiff *vd, const s_where *w, double t) {
+  if (!isfinite(t)) return;
+  if (!w->asset) {
+    ens__vd_anim_want(vd, t);
+    return;
+  }
+  const char *id = ens__vd_str(w->asset, "id", NULL);
+  const ens_obj *root = ens_doc_root(vd->new_doc), *layers = NULL;
+  for (size_t i = 0; id && i < ens_obj_child_count(root) && !layers; i++) {
+    const ens_obj *c = ens_obj_child(root, i);
+    const char *key = s_key(c);
+    if (s_is(c, ENS_LOTTIE_LIST) && key && !strcmp(key, "layers")) layers = c;
+  }
+  for (size_t i = 0; layers && i < ens_obj_child_count(layers); i++) {
+    const ens_obj *l = ens_obj_child(layers, i);
+    const char *ref = ens__vd_str(l, "refId", NULL);
+    ens_value v;
+    if (!ref || strcmp(ref, id) || ens_obj_get(l, "tm", &v) == 0 || ens__vd_num(l, "sr", 1) != 1) continue;
+    for (size_t k = 0; k < ens_obj_child_count(l); k++) {
+      const char *key = s_key(ens_obj_child(l, k));
+      if (key && !strcmp(key, "tm")) goto next; /* an animated time remap */
+    }
+    double f = t + ens__vd_num(l, "st", 0);
+    if (f >= ens__vd_num(l, "ip", -INFINITY) && f < ens__vd_num(l, "op", INFINITY)) ens__vd_anim_want(vd, f);
+  next:;
+  }
+}
+
 /* Frames the change shows at: a keyframe's time (plus its layer's start
- * time), a changed layer's in and out points; only for the main
- * composition, whose time is the strip's. */
+ * time), a changed layer's in and out points (s_want maps them from a
+ * precomposition's time). */
 static void s_times(ens_visdiff *vd, const s_where *w, const ens_obj *o, const ens_change *c) {
-  if (w->asset) return;
   double st = w->layer ? ens__vd_num(w->layer, "st", 0) : 0;
   if (w->keyframe) {
-    double t = ens__vd_num(w->keyframe, "t", NAN);
-    if (isfinite(t)) ens__vd_anim_want(vd, t + st);
+    s_want(vd, w, ens__vd_num(w->keyframe, "t", NAN) + st);
     return;
   }
   if (!w->layer) return;
-  double ip = ens__vd_num(w->layer, "ip", NAN), op = ens__vd_num(w->layer, "op", NAN);
-  if (isfinite(ip)) ens__vd_anim_want(vd, ip);
-  if (isfinite(op)) ens__vd_anim_want(vd, op - 1);
+  s_want(vd, w, ens__vd_num(w->layer, "ip", NAN));
+  s_want(vd, w, ens__vd_num(w->layer, "op", NAN) - 1);
   /* an in or out point moved: where it was too */
   if (o == w->layer && c->kind == ENS_CHANGE_SET && (!strcmp(c->key, "ip") || !strcmp(c->key, "op"))) {
     ens_value v = c->old_value;
     double t = v.type == ENS_INT ? (double)v.u.i : v.type == ENS_REAL ? v.u.r : NAN;
-    if (isfinite(t)) ens__vd_anim_want(vd, !strcmp(c->key, "op") ? t - 1 : t);
+    s_want(vd, w, !strcmp(c->key, "op") ? t - 1 : t);
   }
 }
 
@@ -321,8 +352,7 @@ static int s_item(ens_visdiff *vd, const ens_changes *cs, size_t *i, const ens_o
   case ENS_CHANGE_ADDED:
     if (renamed_from && s_is(o, ENS_LOTTIE_KEYFRAME)) {
       s_retimed(&detail, renamed_from, o);
-      double t = ens__vd_num(renamed_from, "t", NAN);
-      if (!w.asset && isfinite(t)) ens__vd_anim_want(vd, t + (w.layer ? ens__vd_num(w.layer, "st", 0) : 0));
+      s_want(vd, &w, ens__vd_num(renamed_from, "t", NAN) + (w.layer ? ens__vd_num(w.layer, "st", 0) : 0));
       break;
     }
     if (renamed_from) {
