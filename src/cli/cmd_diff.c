@@ -19,7 +19,7 @@ static const cli_option s_options[] = {
     {"quiet", 'q', NULL, "write nothing; only the exit status tells"},
     {"visual", 0, NULL, "draw the changes instead, into the file -o names (.svg, .png or .html)"},
     {"output", 'o', "OUT", "with --visual: the file to write; its extension picks SVG, PNG or an HTML page"},
-    {"timeout", 0, "S", "with --visual: give up rendering a PNG after S seconds (default 120)"},
+    {"timeout", 0, "S", "with --visual: give up rendering a PNG (or an animation's frame) after S seconds (default 120)"},
     {0}};
 
 static const cli_spec s_spec = {
@@ -27,15 +27,17 @@ static const cli_spec s_spec = {
     "Compares two versions of one document and lists what changed, object by\n"
     "object: glyphs, contours, points, references, kerning pairs of a\n"
     "FontForge font (.sfd, an SFDir directory), elements and text of an SVG\n"
-    "drawing (.svg), or two snapshots. Objects are matched by their format's\n"
-    "identity keys (a glyph's name, an element's id); moves and renames are\n"
-    "told as such. Editor noise (FontForge's ModificationTime and WinInfo,\n"
+    "drawing (.svg), layers, shapes, properties and keyframes of a Lottie\n"
+    "animation (.json, .tgs, .lottie), or two snapshots. Objects are matched\n"
+    "by their format's identity keys (a glyph's name, an element's id, a\n"
+    "layer's ind, a keyframe's time); moves and renames are told as such. Editor noise (FontForge's ModificationTime and WinInfo,\n"
     "selection flags, Inkscape's window and zoom) is not a change.\n"
     "Exit status: 0 no changes, 1 changes, 2 trouble (as diff(1)).\n"
     "With --visual it draws them instead (as `ensemble visdiff`): unchanged\n"
-    "elements dimmed, added, removed and changed ones marked on the drawing or\n"
-    "each changed glyph over its old outline; exit status 0 written, 1\n"
-    "failure, 2 bad command line.",
+    "elements dimmed, added, removed and changed ones marked on the drawing,\n"
+    "each changed glyph over its old outline, or an animation's frames old\n"
+    "over new where its changes are; exit status 0 written, 1 failure, 2 bad\n"
+    "command line.",
     s_options, 2, 2};
 
 static int s_fail(const char *fmt, const char *a, const char *b) {
@@ -101,7 +103,17 @@ static int s_run(const cli_args *args) {
     s_fail("%s%s", "", ens_error_last());
     goto done;
   }
-  if (!quiet) {
+  if (!quiet && !json && strcmp(kind, "lottie") == 0) {
+    /* an animation's changes told per layer and keyframe */
+    ens_visdiff *vd = NULL;
+    int w = ens_visdiff_new(old_doc, new_doc, &vd);
+    if (!w) w = ens_visdiff_write_text(vd, stdout);
+    ens_visdiff_free(vd);
+    if (w != 0 || fflush(stdout) != 0) {
+      s_fail("%s%s", "writing the changes: ", ens_error_last());
+      goto done;
+    }
+  } else if (!quiet) {
     int w = json ? ens_changes_write_json(changes, kind, stdout) : ens_changes_write_text(changes, kind, stdout);
     if (w != 0 || fflush(stdout) != 0) {
       s_fail("%s%s", "writing the changes: ", ens_error_last());

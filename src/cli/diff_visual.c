@@ -1,6 +1,7 @@
-/* The visual diff from the command line: two versions of a drawing or a
- * font in, one SVG, PNG or HTML page out (chosen by OUT's extension),
- * written atomically. `ensemble visdiff` runs it; `ensemble diff --visual`
+/* The visual diff from the command line: two versions of a drawing, a
+ * font or an animation in, one SVG, PNG or HTML page out (chosen by OUT's
+ * extension; an animation's is a strip of frames, PNG or HTML), written
+ * atomically. `ensemble visdiff` runs it; `ensemble diff --visual`
  * calls cli_diff_visual. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,32 @@ static s_out_kind s_out_kind_of(const char *path) {
   return S_OUT_BAD;
 }
 
+static const char *s_kind_name(const char *kind) {
+  return !strcmp(kind, "sfd") ? " font" : !strcmp(kind, "lottie") ? "n animation" : " drawing";
+}
+
+static void s_title(const char *old_path, const char *new_path, char *title, size_t size) {
+  const char *bo = strrchr(old_path, '/'), *bn = strrchr(new_path, '/');
+  snprintf(title, size, "%s \xe2\x86\x92 %s", bo ? bo + 1 : old_path, bn ? bn + 1 : new_path);
+}
+
+/* Two animations: the strip rendered (a line on stderr while it is, as
+ * it takes a child process per frame and version), then drawn. */
+static int s_animation(const ens_visdiff *vd, int html, ens_render_size size, const char *old_path,
+                       const char *new_path, int quiet, ens_visdiff_strip *strip, unsigned char **bytes,
+                       size_t *len) {
+  long frames[ENS_VISDIFF_MAX_FRAMES];
+  size_t n = 0;
+  if (!quiet && ens_visdiff_frames(vd, frames, ENS_VISDIFF_MAX_FRAMES, &n) == 0)
+    fprintf(stderr, "rendering %zu frames of each version...\n", n);
+  int rc = ens_visdiff_strip_render(vd, size, strip);
+  if (rc) return rc;
+  if (!html) return ens_visdiff_strip_png(strip, bytes, len);
+  char title[512];
+  s_title(old_path, new_path, title, sizeof title);
+  return ens_visdiff_strip_html(vd, strip, title, (char **)bytes, len);
+}
+
 int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path, const char *out, int timeout_s,
                     int quiet) {
   s_out_kind kind = s_out_kind_of(out);
@@ -35,6 +62,8 @@ int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path,
   char err[1024];
   ens_doc *a = NULL, *b = NULL;
   ens_visdiff *vd = NULL;
+  ens_visdiff_strip strip;
+  memset(&strip, 0, sizeof strip);
   unsigned char *bytes = NULL;
   size_t len = 0;
   int status = CLI_FAIL, rc;
@@ -43,24 +72,29 @@ int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path,
     goto done;
   }
   if (strcmp(ens_doc_kind(a), ens_doc_kind(b)) != 0) {
-    cli_fail(cmd, "%s is a %s and %s a %s: compare two versions of one kind of file", old_path,
-             strcmp(ens_doc_kind(a), "sfd") == 0 ? "font" : "drawing", new_path,
-             strcmp(ens_doc_kind(b), "sfd") == 0 ? "font" : "drawing");
+    cli_fail(cmd, "%s is a%s and %s a%s: compare two versions of one kind of file", old_path,
+             s_kind_name(ens_doc_kind(a)), new_path, s_kind_name(ens_doc_kind(b)));
     goto done;
   }
   if (ens_visdiff_new(a, b, &vd) != 0) {
     cli_fail(cmd, "%s, %s: %s", old_path, new_path, ens_error_last());
     goto done;
   }
-  if (kind == S_OUT_SVG) {
+  ens_render_size size = {0, 0, (timeout_s > 0 ? timeout_s : S_RENDER_SECONDS) * 1000};
+  if (ens_visdiff_is_animation(vd)) {
+    if (kind == S_OUT_SVG) {
+      cli_fail(cmd, "%s: an animation's visual diff is a strip of rendered frames: write it as .png or .html", out);
+      status = CLI_USAGE;
+      goto done;
+    }
+    rc = s_animation(vd, kind == S_OUT_HTML, size, old_path, new_path, quiet, &strip, &bytes, &len);
+  } else if (kind == S_OUT_SVG) {
     rc = ens_visdiff_svg(vd, (char **)&bytes, &len);
   } else if (kind == S_OUT_PNG) {
-    ens_render_size size = {0, 0, (timeout_s > 0 ? timeout_s : S_RENDER_SECONDS) * 1000};
     rc = ens_visdiff_png(vd, size, &bytes, &len);
   } else {
     char title[512];
-    const char *bo = strrchr(old_path, '/'), *bn = strrchr(new_path, '/');
-    snprintf(title, sizeof title, "%s \xe2\x86\x92 %s", bo ? bo + 1 : old_path, bn ? bn + 1 : new_path);
+    s_title(old_path, new_path, title, sizeof title);
     rc = ens_visdiff_html(vd, title, (char **)&bytes, &len);
   }
   if (rc) {
@@ -71,7 +105,13 @@ int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path,
     cli_fail(cmd, "%s", err);
     goto done;
   }
-  if (!quiet) {
+  if (!quiet && ens_visdiff_is_animation(vd)) {
+    size_t n = ens_visdiff_count(vd);
+    fprintf(stderr, "%s: %zu change%s; frames", out, n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < strip.count; i++)
+      fprintf(stderr, "%s%ld (%ld pixels differ)", i ? ", " : " ", strip.frames[i], strip.differing[i]);
+    fputc('\n', stderr);
+  } else if (!quiet) {
     size_t n = ens_visdiff_count(vd), c[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < n; i++) {
       ens_visdiff_item it;
@@ -83,6 +123,7 @@ int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path,
   status = CLI_OK;
 done:
   ens_free(bytes);
+  ens_visdiff_strip_free(&strip);
   ens_visdiff_free(vd);
   ens_doc_free(a);
   ens_doc_free(b);
@@ -91,19 +132,22 @@ done:
 
 static const cli_option s_options[] = {
     {"output", 'o', "OUT", "the file to write (atomically): OUT.svg, OUT.png or OUT.html; required"},
-    {"timeout", 't', "SECONDS", "give up rendering a PNG that takes longer (default 120)"},
+    {"timeout", 't', "SECONDS", "give up rendering a PNG (or an animation's frame) that takes longer (default 120)"},
     {"quiet", 'q', NULL, "print nothing on success"},
     {0}};
 
 static const cli_spec s_spec = {
     "visdiff", "OLD NEW -o OUT.svg|OUT.png|OUT.html [--timeout S] [--quiet]",
-    "Draws what changed between two versions of a drawing (.svg) or a font\n"
-    "(.sfd, SFDir): unchanged elements dimmed, added ones outlined in green,\n"
-    "removed ones re-drawn from OLD in vermillion, changed ones in blue over\n"
-    "a grey dashed ghost of their old geometry; for a font, each changed\n"
-    "glyph over its old outline with its points and metrics. OUT's extension\n"
-    "picks the output: the composite SVG, a PNG of it, or one HTML page that\n"
-    "needs nothing else (overlay, side by side, slider, list of changes).\n"
+    "Draws what changed between two versions of a drawing (.svg), a font\n"
+    "(.sfd, SFDir) or an animation (Lottie .json, .tgs, .lottie): unchanged\n"
+    "elements dimmed, added ones outlined in green, removed ones re-drawn\n"
+    "from OLD in vermillion, changed ones in blue over a grey dashed ghost of\n"
+    "their old geometry; for a font, each changed glyph over its old outline\n"
+    "with its points and metrics; for an animation, a strip of frames where\n"
+    "the changes are (old, new, and the differing pixels in vermillion).\n"
+    "OUT's extension picks the output: the composite SVG, a PNG of it, or one\n"
+    "HTML page that needs nothing else (overlay, side by side, slider, list\n"
+    "of changes); an animation's is PNG or HTML.\n"
     "The same as `ensemble diff --visual OLD NEW -o OUT`.",
     s_options, 2, 2};
 

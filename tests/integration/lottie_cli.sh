@@ -210,7 +210,7 @@ checks=$((checks + 1))
 checks=$((checks + 1))
 "$BIN" diff "$TMP/base.json" "$TMP/ours.json" >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 1 ] || fail "diff of two versions: status not 1: $(cat "$TMP/err")"
-grep -q 'nm' "$TMP/out" || fail "diff does not name the renamed shape's nm: $(cat "$TMP/out")"
+grep -qx 'layer 1 "aé😀 ": shape "group" renamed from "g"' "$TMP/out" || fail "diff does not tell the shape renamed: $(cat "$TMP/out")"
 checks=$((checks + 1))
 "$BIN" diff "$TMP/theirs.json" "$TMP/pretty.json" >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 0 ] || fail "a re-indented file differs: $(cat "$TMP/out" "$TMP/err")"

@@ -375,7 +375,7 @@ static void test_prefix_avoids_ids_of_the_drawing(void **state) {
 
 static void test_refuses_two_kinds(void **state) {
   (void)state;
-  ens_doc *a, *b = ens_doc_new("sfd", 0), *l = ens_doc_new("lottie", 0);
+  ens_doc *a, *b = ens_doc_new("sfd", 0), *l = ens_doc_new("other", 0);
   const char *svg = "<svg " NS "/>";
   assert_int_equal(ens_svg_read(svg, strlen(svg), &a), 0);
   ens_visdiff *vd = (ens_visdiff *)1;

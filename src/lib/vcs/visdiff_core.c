@@ -11,6 +11,7 @@
 #include "../util/hash.h"
 #include "../util/utf8.h"
 #include "ensemble/diff.h"
+#include "ensemble/lottie.h"
 #include "ensemble/sfd.h"
 #include "ensemble/svg.h"
 #include "visdiff_int.h"
@@ -155,14 +156,27 @@ int ens_visdiff_new(const ens_doc *old_doc, const ens_doc *new_doc, ens_visdiff 
   const char *kind = ens_doc_kind(old_doc);
   if (strcmp(kind, ens_doc_kind(new_doc)) != 0)
     return ens__error(ENS_EINVAL, "visual diff: a %s and a %s cannot be compared", kind, ens_doc_kind(new_doc));
-  int font = strcmp(kind, "sfd") == 0;
-  if (!font && strcmp(kind, ENS_SVG_KIND) != 0)
-    return ens__error(ENS_EINVAL, "visual diff: documents of kind '%s' are neither drawings nor fonts", kind);
+  int font = strcmp(kind, "sfd") == 0, anim = strcmp(kind, ENS_LOTTIE_KIND) == 0;
+  if (!font && !anim && strcmp(kind, ENS_SVG_KIND) != 0)
+    return ens__error(ENS_EINVAL, "visual diff: documents of kind '%s' are neither drawings, fonts nor animations",
+                      kind);
   ens_visdiff *vd = calloc(1, sizeof *vd);
   if (!vd) return ens__error(ENS_ENOMEM, "out of memory");
   vd->font = font;
+  vd->anim = anim;
   vd->old_doc = old_doc;
   vd->new_doc = new_doc;
+  if (anim) {
+    /* an animation is shown by rendering both versions: no composite,
+     * only the changes and the frames where they are */
+    int rc = ens__vd_mark_anim(vd);
+    if (rc) {
+      ens_visdiff_free(vd);
+      return ens__error_prefix(rc, "visual diff: ");
+    }
+    *out = vd;
+    return 0;
+  }
   unsigned char *snap = NULL;
   size_t snap_len = 0;
   int rc = ens_snapshot_encode(old_doc, &snap, &snap_len);
@@ -196,6 +210,17 @@ void ens_visdiff_free(ens_visdiff *vd) {
 
 int ens_visdiff_is_font(const ens_visdiff *vd) { return vd && vd->font; }
 
+int ens_visdiff_is_animation(const ens_visdiff *vd) { return vd && vd->anim; }
+
+int ens_visdiff_write_text(const ens_visdiff *vd, FILE *out) {
+  if (!vd || !out) return ens__error(ENS_EINVAL, "visual diff: no output");
+  for (size_t i = 0; i < vd->nitems; i++) {
+    const vd_item *it = &vd->items[i];
+    fprintf(out, "%s: %s\n", it->label, *it->detail ? it->detail : "changed");
+  }
+  return ferror(out) ? ens__error(ENS_EIO, "cannot write the changes") : 0;
+}
+
 size_t ens_visdiff_count(const ens_visdiff *vd) { return vd ? vd->nitems : 0; }
 
 int ens_visdiff_item_at(const ens_visdiff *vd, size_t i, ens_visdiff_item *out) {
@@ -209,6 +234,8 @@ int ens_visdiff_item_at(const ens_visdiff *vd, size_t i, ens_visdiff_item *out) 
 
 int ens_visdiff_svg(const ens_visdiff *vd, char **svg, size_t *len) {
   if (!vd || !svg) return ens__error(ENS_EINVAL, "visual diff: no output");
+  if (vd->anim)
+    return ens__error(ENS_EINVAL, "an animation's visual diff is a strip of rendered frames: write it as PNG or HTML");
   ens_buf b = ENS_BUF_INIT;
   /* the writers note the composite's size in vd, which is not otherwise changed */
   ens_visdiff *w = (ens_visdiff *)vd;
@@ -226,6 +253,13 @@ int ens_visdiff_svg(const ens_visdiff *vd, char **svg, size_t *len) {
 }
 
 int ens_visdiff_png(const ens_visdiff *vd, ens_render_size size, unsigned char **png, size_t *len) {
+  if (vd && vd->anim) {
+    ens_visdiff_strip strip;
+    int rc = ens_visdiff_strip_render(vd, size, &strip);
+    if (!rc) rc = ens_visdiff_strip_png(&strip, png, len);
+    ens_visdiff_strip_free(&strip);
+    return rc;
+  }
   char *svg;
   size_t n;
   int rc = ens_visdiff_svg(vd, &svg, &n);

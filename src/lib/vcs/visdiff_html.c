@@ -9,7 +9,7 @@
 #include "ensemble/svg.h"
 #include "visdiff_int.h"
 
-static void s_base64(ens_buf *b, const unsigned char *p, size_t n) {
+void ens__vd_base64(ens_buf *b, const unsigned char *p, size_t n) {
   static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   if (!ens__buf_room(b, (n + 2) / 3 * 4 + 1)) return;
   size_t i = 0;
@@ -113,6 +113,14 @@ static int s_views(const ens_visdiff *vd, unsigned char **old_svg, size_t *old_l
 int ens_visdiff_html(const ens_visdiff *vd, const char *title, char **html, size_t *len) {
   if (!vd || !html) return ens__error(ENS_EINVAL, "visual diff: no output");
   *html = NULL;
+  if (vd->anim) {
+    ens_visdiff_strip strip;
+    ens_render_size size = {0, 0, 0};
+    int rc = ens_visdiff_strip_render(vd, size, &strip);
+    if (!rc) rc = ens_visdiff_strip_html(vd, &strip, title, html, len);
+    ens_visdiff_strip_free(&strip);
+    return rc;
+  }
   char *svg = NULL;
   size_t svg_len = 0, old_len = 0, new_len = 0;
   unsigned char *old_svg = NULL, *new_svg = NULL;
@@ -167,15 +175,15 @@ int ens_visdiff_html(const ens_visdiff *vd, const char *title, char **html, size
   ens__buf_puts(&b, "<div id=\"hlbox\"></div></div></section>\n");
   ens__buf_puts(&b, "<section class=\"view\" id=\"view-side\" hidden><div class=\"side\"><figure><figcaption>old</figcaption>"
                     "<img alt=\"old\" src=\"data:image/svg+xml;base64,");
-  s_base64(&b, old_svg, old_len);
+  ens__vd_base64(&b, old_svg, old_len);
   ens__buf_puts(&b, "\"></figure><figure><figcaption>new</figcaption><img alt=\"new\" src=\"data:image/svg+xml;base64,");
-  s_base64(&b, new_svg, new_len);
+  ens__vd_base64(&b, new_svg, new_len);
   ens__buf_puts(&b, "\"></figure></div></section>\n");
   ens__buf_puts(&b, "<section class=\"view\" id=\"view-slider\" hidden><input type=\"range\" id=\"slider\" min=\"0\" "
                     "max=\"100\" value=\"50\"><div class=\"cmp\"><img alt=\"new\" src=\"data:image/svg+xml;base64,");
-  s_base64(&b, new_svg, new_len);
+  ens__vd_base64(&b, new_svg, new_len);
   ens__buf_puts(&b, "\"><div class=\"top\" id=\"top\"><img alt=\"old\" src=\"data:image/svg+xml;base64,");
-  s_base64(&b, old_svg, old_len);
+  ens__vd_base64(&b, old_svg, old_len);
   ens__buf_puts(&b, "\"></div></div><div style=\"font-size:12px\">left of the line: old; right: new</div></section>\n");
   ens__buf_puts(&b, "<aside><ol id=\"changes\">\n");
   static const char *const names[] = {"", "added", "removed", "changed"};

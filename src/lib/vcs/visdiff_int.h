@@ -42,8 +42,14 @@ typedef struct {
   char *detail;
 } vd_item;
 
+/* Frames an animation's changes show at, kept to choose from. */
+#define VD_WANT_MAX 256
+
 struct ens_visdiff {
   int font;
+  int anim; /* two animations: items only, no composite */
+  long want[VD_WANT_MAX];
+  size_t nwant;
   const ens_doc *old_doc, *new_doc;
   ens_doc *cur; /* NEW's content with OLD's ids (OLD's copy with the diff applied) */
   ens_txn *txn;
@@ -61,11 +67,20 @@ int ens__vd_svg_counted(const ens_obj *obj);
 /* Marks for drawings (visdiff_mark_svg.c) and fonts (visdiff_font.c). */
 int ens__vd_mark_svg(ens_visdiff *vd);
 int ens__vd_mark_font(ens_visdiff *vd);
+int ens__vd_mark_anim(ens_visdiff *vd); /* visdiff_anim.c */
 int ens__vd_item_add(ens_visdiff *vd, ens_vis_mark mark, ens_id id, const char *label, const char *detail);
 
 /* Writers. */
 int ens__vd_svg_write(ens_visdiff *vd, ens_buf *out);
 int ens__vd_font_write(ens_visdiff *vd, ens_buf *out, int side); /* side: 0 composite, 1 old only, 2 new only */
+
+/* Animations (visdiff_anim.c): a frame the changes show at (rounded), and
+ * the frames chosen within first..last (ens_visdiff_frames). */
+int ens__vd_anim_want(ens_visdiff *vd, double t);
+size_t ens__vd_anim_choose(const ens_visdiff *vd, long first, long last, long *out, size_t max);
+
+/* Base64 of n bytes appended to b (visdiff_html.c). */
+void ens__vd_base64(ens_buf *b, const unsigned char *p, size_t n);
 
 /* XML text and attribute escaping. */
 void ens__vd_escape(ens_buf *b, const char *s, size_t n, int attr);
