@@ -152,21 +152,6 @@ static long s_outside(const ens_image *a, const ens_image *b, const ens_image *m
   return n;
 }
 
-/* Where the target layer is drawn at frame f (cached). */
-static const ens_image *s_mask(s_case *c, long f) {
-  for (int i = 0; i < c->nmask; i++)
-    if (c->mask_frame[i] == f) return &c->mask[i];
-  assert_true(c->nmask < 4);
-  ens_image a, b;
-  if (s_frame(c->orig, c->orig_len, f, &a) || s_frame(c->cut, c->cut_len, f, &b))
-    fail_msg("%s: frame %ld: %s", c->path, f, ens_error_last());
-  s_diff(&a, &b, &c->mask[c->nmask]);
-  ens_image_free(&a);
-  ens_image_free(&b);
-  c->mask_frame[c->nmask] = f;
-  return &c->mask[c->nmask++];
-}
-
 /* Where layer addr is drawn at frame f when it is drawn alone (with the
  * layers it is parented to): the pixels it covers, seen or hidden under
  * others. The mask is the caller's (free its pixels). */
@@ -203,6 +188,30 @@ static ens_image s_footprint(const s_case *c, const char *addr, long f) {
         ((uint32_t *)(mask.pixels + (size_t)y * mask.stride))[x] = 1;
   ens_image_free(&img);
   return mask;
+}
+
+/* Where the target layer is drawn at frame f (cached): the pixels that
+ * differ with and without it, and those it covers alone. */
+static const ens_image *s_mask(s_case *c, long f) {
+  for (int i = 0; i < c->nmask; i++)
+    if (c->mask_frame[i] == f) return &c->mask[i];
+  assert_true(c->nmask < 4);
+  ens_image a, b;
+  if (s_frame(c->orig, c->orig_len, f, &a) || s_frame(c->cut, c->cut_len, f, &b))
+    fail_msg("%s: frame %ld: %s", c->path, f, ens_error_last());
+  ens_image *m = &c->mask[c->nmask];
+  s_diff(&a, &b, m);
+  ens_image_free(&a);
+  ens_image_free(&b);
+  /* and every pixel it covers drawn alone: where a blend mode saturates,
+   * removing it changes nothing that fading it does not */
+  ens_image alone = s_footprint(c, c->layer, f);
+  for (int y = 0; y < m->height; y++)
+    for (int x = 0; x < m->width; x++)
+      ((uint32_t *)(m->pixels + (size_t)y * m->stride))[x] |= ((const uint32_t *)(alone.pixels + (size_t)y * alone.stride))[x];
+  free(alone.pixels);
+  c->mask_frame[c->nmask] = f;
+  return &c->mask[c->nmask++];
 }
 
 /* The bytes of layer addr in text: where the text differs from the same
@@ -466,6 +475,14 @@ static int e_dup(ens_doc *d, const s_case *c, ens_txn **o, char *w, size_t n) {
 
 /* --- choosing the target ------------------------------------------------------------------------- */
 
+/* 1 when layer l has a transform object ("ks"), where set-value can
+ * make a missing opacity. */
+static int s_has_transform(const ens_obj *l) {
+  for (size_t i = 0; l && i < ens_obj_child_count(l); i++)
+    if (strcmp(ens_obj_kind(ens_obj_child(l, i)), ENS_LOTTIE_TRANSFORM) == 0) return 1;
+  return 0;
+}
+
 /* Sets c's target: the first drawable layer of the main composition seen
  * at its middle frame. 0 when there is none (c->pixels stays 0; the
  * edits still run on layer [0]). */
@@ -500,8 +517,13 @@ static void s_choose(s_case *c, const ens_doc *doc) {
     snprintf(addr, sizeof addr, "[%zu]", i);
     char prop[80];
     snprintf(prop, sizeof prop, "%s.o", addr);
+    /* its opacity: a property, or none in a transform (100, which
+     * set-value makes a property) */
     const ens_obj *o = ens_lottie_find(doc, prop);
-    if (!o) continue;
+    char ks_addr[80];
+    snprintf(ks_addr, sizeof ks_addr, "%s", addr);
+    int no_opacity = !o && s_has_transform(ens_lottie_find(doc, ks_addr));
+    if (!o && !no_opacity) continue;
     double from = ceil(ip > cip ? ip : cip), to = floor((op < cop ? op : cop) - 1);
     /* a start time offsets keyframes for players that follow the spec, not
      * for rlottie (which reads it on precompositions only): frames of
@@ -541,15 +563,20 @@ static void s_choose(s_case *c, const ens_doc *doc) {
     ens_value ty;
     c->precomp = ens_obj_get(l, "ty", &ty) == 0 && ty.type == ENS_INT && ty.u.i == 0;
     ens_value k;
-    c->opacity_static = ens_obj_get(o, "k", &k) == 0;
+    c->opacity_static = !o || ens_obj_get(o, "k", &k) == 0;
     break;
   }
-  /* the second layer: the next one (else the one before), for parenting and order */
-  c->other[0] = '\0';
-  size_t at = (size_t)atoi(c->layer + 1);
-  if (count > 1) snprintf(c->other, sizeof c->other, "[%zu]", at + 1 < count ? at + 1 : at - 1);
   if (!c->pixels) {
-    /* no frames compared: times that are apart, for the keyframe edits */
+    /* no frames compared: the first layer with an opacity (else [0]) and
+     * times that are apart, for the keyframe edits */
+    for (size_t i = 0; i < count; i++) {
+      char prop[80];
+      snprintf(prop, sizeof prop, "[%zu].o", i);
+      if (ens_lottie_find(doc, prop) || s_has_transform(ens_obj_child(layers, i))) {
+        snprintf(c->layer, sizeof c->layer, "[%zu]", i);
+        break;
+      }
+    }
     ens_value v2;
     const ens_obj *l = ens_lottie_find(doc, c->layer);
     c->ip = l && ens_obj_get(l, "ip", &v2) == 0 ? (v2.type == ENS_INT ? (double)v2.u.i : v2.u.r) : cip;
@@ -558,6 +585,10 @@ static void s_choose(s_case *c, const ens_doc *doc) {
     c->f_mid = c->f_ip + 8;
     c->f_q = c->f_ip + 4;
   }
+  /* the second layer: the next one (else the one before), for parenting and order */
+  c->other[0] = '\0';
+  size_t at = (size_t)atoi(c->layer + 1);
+  if (count > 1) snprintf(c->other, sizeof c->other, "[%zu]", at + 1 < count ? at + 1 : at - 1);
 }
 
 /* base with one edit applied (the keyframed opacity the later edits work on). */
@@ -658,7 +689,7 @@ static void s_file(const char *path) {
   char prop[96];
   snprintf(prop, sizeof prop, "%s.o", c.layer);
   ens_doc *probe = s_read(c.base, c.base_len);
-  int has_o = ens_lottie_find(probe, prop) != NULL;
+  int has_o = ens_lottie_find(probe, prop) != NULL || s_has_transform(ens_lottie_find(probe, c.layer));
   ens_doc_free(probe);
   s_expect_t x_set = {{px ? mid : -1, -1, -1}, {ip, -1, -1}, 1, 0, 0, 1, 0};
   if (has_o) s_run(C_SET, &c, e_set, &x_set);
@@ -692,7 +723,7 @@ static void s_file(const char *path) {
    * was static), none at the middle */
   if (has_o) s_rebase(&c, e_set);
   else
-    for (int cmd = C_SET; cmd <= C_EASE; cmd++) s_skip(cmd, path, "the layer has no opacity (no transform)");
+    for (int cmd = C_SET; cmd <= C_EASE; cmd++) s_skip(cmd, path, "the layer has no transform");
   int k = px && st && has_o; /* the frames are known */
   s_expect_t x_add = {{k ? q : -1, -1, -1}, {k ? c.f_ip : -1, k ? mid : -1, -1}, 1, 0, 0, 1, 0};
   if (has_o) s_run(C_ADD, &c, e_add, &x_add);

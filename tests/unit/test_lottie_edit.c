@@ -289,6 +289,36 @@ static void test_set_value_on_a_static_property(void **state) {
   free(out);
 }
 
+/* A solid layer whose transform says nothing: players take opacity 100. */
+static const char s_bare[] =
+    "{\"fr\":10,\"ip\":0,\"op\":21,\"w\":100,\"h\":100,\"layers\":[{\"ty\":1,\"ind\":1,\"nm\":\"red\",\"ip\":0,"
+    "\"op\":21,\"st\":0,\"sc\":\"#ff0000\",\"sw\":100,\"sh\":100,\"ks\":{}}]}";
+
+static void test_set_value_on_a_missing_transform_member(void **state) {
+  (void)state;
+  s_arg a = {.addr = "red.opacity", .t = 0, .value = "20"};
+  s_expect(s_bare, b_set_value, &a, (const char *const[]){"\"ks\":{}", "\"ks\":{\"o\":{\"a\":0,\"k\":20}}", NULL});
+  s_arg b = {.addr = "red.o", .t = 10, .value = "0"};
+  const char *want = "\"ks\":{\"o\":{\"a\":1,\"k\":[{\"t\":0,\"s\":[100],\"o\":{\"x\":[0],\"y\":[0]},\"i\":{\"x\":[1],"
+                     "\"y\":[1]}},{\"t\":10,\"s\":[0]}]}}";
+  s_expect(s_bare, b_set_value, &b, (const char *const[]){"\"ks\":{}", want, NULL});
+  char *out = s_replaced(s_bare, (const char *const[]){"\"ks\":{}", want, NULL});
+  ens_image f0 = s_frame(out, 0), f10 = s_frame(out, 10);
+  assert_int_equal(s_px(&f0, 50, 50), S_RED);
+  assert_int_equal(s_px(&f10, 50, 50) >> 24, 0); /* faded out: transparent */
+  ens_image_free(&f0);
+  ens_image_free(&f10);
+  free(out);
+  /* only transform members, of the right size, on a layer with a transform */
+  ens_doc *doc = s_read(s_bare);
+  ens_txn *txn = NULL;
+  a.value = "[1,2]";
+  assert_int_equal(b_set_value(doc, &txn, &a), ENS_EINVAL);
+  a.addr = "red.zz";
+  assert_int_equal(b_set_value(doc, &txn, &a), ENS_ENOTFOUND);
+  ens_doc_free(doc);
+}
+
 static void test_add_move_delete(void **state) {
   (void)state;
   s_arg add = {.addr = "square.p", .t = 10, .value = "[1,2]"};
@@ -534,6 +564,7 @@ int main(void) {
       cmocka_unit_test(test_set_value_on_a_keyframe),
       cmocka_unit_test(test_set_value_makes_a_keyframe),
       cmocka_unit_test(test_set_value_on_a_static_property),
+      cmocka_unit_test(test_set_value_on_a_missing_transform_member),
       cmocka_unit_test(test_add_move_delete),
       cmocka_unit_test(test_end_values_follow),
       cmocka_unit_test(test_easing),

@@ -218,6 +218,27 @@ static const ens_obj *s_find(const ens_doc *doc, const char *addr, s_miss *m) {
   return NULL;
 }
 
+int ens__lje_missing_transform(const ens_doc *doc, const char *address, const ens_obj **ks, const char **member) {
+  static const char *const members[] = {"a", "p", "s", "r", "o"};
+  const char *dot = strrchr(address, '.');
+  if (!dot || dot == address) return -1;
+  const char *name = dot + 1, *alias = s_alias(name, strlen(name));
+  if (alias) name = alias;
+  *member = NULL;
+  for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
+    if (strcmp(members[i], name) == 0) *member = members[i];
+  char layer[512];
+  if (!*member || (size_t)(dot - address) >= sizeof layer) return -1;
+  memcpy(layer, address, (size_t)(dot - address));
+  layer[dot - address] = '\0';
+  const ens_obj *l = ens_lottie_find(doc, layer);
+  *ks = l && ens__lje_is(l, ENS_LOTTIE_LAYER) ? ens__lje_member(l, "ks") : NULL;
+  ens_value v;
+  if (!*ks || !ens__lje_is(*ks, ENS_LOTTIE_TRANSFORM) || ens__lje_member(*ks, *member) || ens_obj_get(*ks, *member, &v) == 0)
+    return -1;
+  return 0;
+}
+
 const ens_obj *ens_lottie_find(const ens_doc *doc, const char *address) {
   if (!doc || !address || !*address) {
     ens__error(ENS_EINVAL, "ens_lottie_find needs an animation and an address");

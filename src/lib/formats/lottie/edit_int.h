@@ -18,6 +18,11 @@
  * shape); errors name the command ("set-value: no layer \"Ball\""). */
 int ens__lje_find(const ens_doc *doc, const char *cmd, const char *address, const char *kind, const ens_obj **out);
 
+/* When address names a transform member (a, p, s, r, o, or their long
+ * names) that the layer's "ks" does not have (players take its default):
+ * 0 with the transform and the member's name; -1 otherwise. */
+int ens__lje_missing_transform(const ens_doc *doc, const char *address, const ens_obj **ks, const char **member);
+
 /* The child object of o that is its member name (its ~key), or NULL. */
 const ens_obj *ens__lje_member(const ens_obj *o, const char *name);
 /* A number member of o (INT or REAL); 0, or -1 when absent or no number. */

@@ -449,6 +449,60 @@ done:
 }
 
 
+/* A transform member the layer lacks, made with the value set at t: static
+ * at or before the in point, else keyframed from the default players use
+ * (opacity 100, scale 100, the others 0). */
+static int s_create(ens_doc *doc, const ens_obj *ks, const char *member, double t, const char *canon, int is_array,
+                    size_t count, ens_txn *txn) {
+  int scalar = strcmp(member, "o") == 0 || strcmp(member, "r") == 0;
+  if (scalar ? count != 1 : (count != 2 && count != 3))
+    return ens__error(ENS_EINVAL, "set-value: \"%s\" takes %s, the value given has %zu", member,
+                      scalar ? "one number" : "two or three numbers", count);
+  ens_buf nv = ENS_BUF_INIT, dv = ENS_BUF_INIT;
+  double def = strcmp(member, "o") == 0 || strcmp(member, "s") == 0 ? 100 : 0;
+  ens__buf_putc(&dv, '[');
+  for (size_t i = 0; i < count; i++) {
+    if (i) ens__buf_putc(&dv, ',');
+    s_put_num(&dv, def);
+  }
+  ens__buf_putc(&dv, ']');
+  int rc = s_as_array("set-value", canon, is_array, count, count, &nv);
+  char *pos = NULL;
+  ens_id pid, lid, k0, k1;
+  if (!rc) rc = ens_doc_pos_at(doc, ens_obj_id(ks), ens_obj_child_count(ks), &pos);
+  if (!rc) rc = ens__lje_new_id(doc, &pid);
+  ens_node *p = rc ? NULL : ens_txn_insert(txn, ens_obj_id(ks), pos, pid, ENS_LOTTIE_PROPERTY);
+  ens_free(pos);
+  if (rc || !p || ens_node_set(p, ENS_LOTTIE_KEY, ens_str(member))) {
+    rc = rc ? rc : ens__error(ENS_ENOMEM, "out of memory");
+    goto done;
+  }
+  double t0 = s_local_in(doc, ks);
+  if (t <= t0 + ENS__LJE_TIME_EPS) {
+    ens_value v = ens_bytes(nv.data, nv.len);
+    ens_buf scratch = ENS_BUF_INIT;
+    if (scalar) rc = ens__lj_value((const char *)nv.data + 1, nv.len - 2, &scratch, &v);
+    if (!rc && (ens_node_set(p, "a", ens_int(0)) || ens_node_set(p, "k", v))) rc = ens__error(ENS_ENOMEM, "out of memory");
+    ens__buf_free(&scratch);
+    goto done;
+  }
+  if ((rc = ens__lje_new_id(doc, &lid)) || (rc = ens__lje_new_id(doc, &k0)) || (rc = ens__lje_new_id(doc, &k1))) goto done;
+  ens_node *list = ens_node_add_child(p, "8", lid, ENS_LOTTIE_LIST);
+  ens_node *n0 = list ? ens_node_add_child(list, "4", k0, ENS_LOTTIE_KEYFRAME) : NULL;
+  ens_node *n1 = list ? ens_node_add_child(list, "8", k1, ENS_LOTTIE_KEYFRAME) : NULL;
+  if (!n0 || !n1 || ens_node_set(p, "a", ens_int(1)) || ens_node_set(list, ENS_LOTTIE_KEY, ens_str("k")) ||
+      ens_node_set(n0, "t", ens__lje_time(t0)) || ens_node_set(n0, "s", ens_bytes(dv.data, dv.len)) ||
+      ens_node_set(n1, "t", ens__lje_time(t)) || ens_node_set(n1, "s", ens_bytes(nv.data, nv.len))) {
+    rc = ens__error(ENS_ENOMEM, "out of memory");
+    goto done;
+  }
+  if (!(rc = s_new_tangent(doc, n0, "o", 0, 0))) rc = s_new_tangent(doc, n0, "i", 1, 1);
+done:
+  ens__buf_free(&nv);
+  ens__buf_free(&dv);
+  return rc;
+}
+
 int ens_lottie_set_value(ens_doc *doc, const char *prop, double t, const char *value, ens_txn **out) {
   if (!out) return ens__error(ENS_EINVAL, "set-value: needs an output");
   *out = NULL;
@@ -457,6 +511,17 @@ int ens_lottie_set_value(ens_doc *doc, const char *prop, double t, const char *v
   int is_array;
   size_t count;
   ens_txn *txn = NULL;
+  const ens_obj *ks;
+  const char *member;
+  if (doc && prop && strcmp(ens_doc_kind(doc), ENS_LOTTIE_KIND) == 0 &&
+      ens__lje_missing_transform(doc, prop, &ks, &member) == 0) {
+    int rc = s_time_ok("set-value", t);
+    if (!rc) rc = ens__lje_parse_value("set-value", value, &canon, &is_array, &count);
+    if (!rc) rc = ens__lje_txn("Set value", &txn);
+    if (!rc) rc = s_create(doc, ks, member, t, canon, is_array, count, txn);
+    free(canon);
+    return ens__lje_finish(doc, rc, &txn, out);
+  }
   int rc = s_prop(doc, "set-value", prop, &a);
   if (!rc) rc = s_time_ok(a.cmd, t);
   if (!rc) rc = ens__lje_parse_value(a.cmd, value, &canon, &is_array, &count);
