@@ -261,7 +261,8 @@ static int s_end_pos(const ens_doc *doc, const ens_obj *o, char **p1, char **p2)
 /* A keyframe that stops being the last needs an easing to the next one. */
 static int s_give_easing(const s_anim *a, ens_txn *txn, const ens_obj *kf) {
   ens_value h;
-  if (ens__lje_member(kf, "o") || (ens_obj_get(kf, "h", &h) == 0 && h.type == ENS_INT && h.u.i == 1)) return 0;
+  if ((ens__lje_member(kf, "o") && ens__lje_member(kf, "i")) || (ens_obj_get(kf, "h", &h) == 0 && h.type == ENS_INT && h.u.i == 1))
+    return 0;
   const ens_obj *like = NULL;
   for (size_t i = 0; i < a->n && !like; i++)
     if (ens__lje_member(ens_obj_child(a->list, i), "o") && ens__lje_member(ens_obj_child(a->list, i), "i"))
@@ -270,21 +271,21 @@ static int s_give_easing(const s_anim *a, ens_txn *txn, const ens_obj *kf) {
   int rc = s_tangents_ok(a->cmd, kf);
   if (!rc) rc = s_end_pos(a->doc, kf, &pos[0], &pos[1]);
   if (rc) return rc;
-  if (like) {
-    rc = ens__lje_copy(a->doc, txn, ens_obj_id(kf), pos[0], NULL, ens__lje_member(like, "o"), 0, NULL);
-    if (!rc) rc = ens__lje_copy(a->doc, txn, ens_obj_id(kf), pos[1], NULL, ens__lje_member(like, "i"), 0, NULL);
-  } else {
-    /* none to copy: linear */
-    const char *names[2] = {"o", "i"};
-    for (int k = 0; k < 2 && !rc; k++) {
-      ens_id id;
-      if ((rc = ens__lje_new_id(a->doc, &id))) break;
-      ens_node *t = ens_txn_insert(txn, ens_obj_id(kf), pos[k], id, ENS_LOTTIE_OBJECT);
-      const char *v = k ? "[1]" : "[0]";
-      if (!t || ens_node_set(t, ENS_LOTTIE_KEY, ens_str(names[k])) || ens_node_set(t, "x", ens_bytes(v, 3)) ||
-          ens_node_set(t, "y", ens_bytes(v, 3)))
-        rc = ens__error(ENS_ENOMEM, "out of memory");
+  /* each tangent it lacks: a copy of the other keyframes', else linear */
+  const char *names[2] = {"o", "i"};
+  for (int k = 0; k < 2 && !rc; k++) {
+    if (ens__lje_member(kf, names[k])) continue;
+    if (like) {
+      rc = ens__lje_copy(a->doc, txn, ens_obj_id(kf), pos[k], NULL, ens__lje_member(like, names[k]), 0, NULL);
+      continue;
     }
+    ens_id id;
+    if ((rc = ens__lje_new_id(a->doc, &id))) break;
+    ens_node *t = ens_txn_insert(txn, ens_obj_id(kf), pos[k], id, ENS_LOTTIE_OBJECT);
+    const char *v = k ? "[1]" : "[0]";
+    if (!t || ens_node_set(t, ENS_LOTTIE_KEY, ens_str(names[k])) || ens_node_set(t, "x", ens_bytes(v, 3)) ||
+        ens_node_set(t, "y", ens_bytes(v, 3)))
+      rc = ens__error(ENS_ENOMEM, "out of memory");
   }
   ens_free(pos[0]);
   ens_free(pos[1]);
