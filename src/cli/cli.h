@@ -173,6 +173,10 @@ int cli_edit_svg_line(ens_doc *doc, const char *line, size_t len, ens_txn **txn,
 /* The same for an animation (edit_lottie.c). */
 int cli_edit_lottie_line(ens_doc *doc, const char *line, size_t len, ens_txn **txn, char *err, size_t esz);
 
+/* A malloc'd copy of the n bytes at s with a NUL after them (NULL when
+ * out of memory). */
+char *cli_strndup(const char *s, size_t n);
+
 /* The whole of (s, n) as a finite real in the C locale's notation: 0, or
  * -1 when it is empty, longer than 63 bytes, not a number or not finite. */
 int cli_parse_real(const char *s, size_t n, double *out);

@@ -275,15 +275,6 @@ typedef struct {
   size_t n;
 } s_tok;
 
-static char *s_dup(const char *s, size_t n) {
-  char *d = malloc(n + 1);
-  if (d) {
-    memcpy(d, s, n);
-    d[n] = '\0';
-  }
-  return d;
-}
-
 static int s_arity(s_op op, size_t got, size_t lo, size_t hi, char *err, size_t esz) {
   if (got >= lo && got <= hi) return 0;
   snprintf(err, esz, "%s takes %zu%s argument%s, not %zu (see ensemble edit --help)", s_op_names[op], lo,
@@ -374,7 +365,7 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
     break;
   case S_RENAME:
     if (s_arity(c->op, na, 2, 2, err, esz)) return -1;
-    if (!(c->name = s_dup(a[1].s, a[1].n))) return S_BAD("out of memory");
+    if (!(c->name = cli_strndup(a[1].s, a[1].n))) return S_BAD("out of memory");
     break;
   case S_UNICODE:
     if (s_arity(c->op, na, 2, 2, err, esz)) return -1;
@@ -382,7 +373,7 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
     break;
   case S_ADD_GLYPH:
     if (na < 1 || na > 3) return S_BAD("add-glyph takes NAME [UNICODE [WIDTH]]");
-    if (!(c->name = s_dup(a[0].s, a[0].n))) return S_BAD("out of memory");
+    if (!(c->name = cli_strndup(a[0].s, a[0].n))) return S_BAD("out of memory");
     c->i = -1;
     c->has_u = 1;
     if (na >= 2 && s_unicode(a[1].s, a[1].n, &c->i)) return S_BAD("'%.*s' is not a code point", (int)a[1].n, a[1].s);
@@ -396,7 +387,7 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
   default:
     break;
   }
-  if (!(c->glyph = s_dup(a[0].s, a[0].n))) return S_BAD("out of memory");
+  if (!(c->glyph = cli_strndup(a[0].s, a[0].n))) return S_BAD("out of memory");
   return 0;
 }
 

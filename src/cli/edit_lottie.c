@@ -65,15 +65,6 @@ static int s_build(ens_doc *doc, const s_cmd *c, ens_txn **t) {
 #define S_SAY(...) ((void)snprintf(err, esz, __VA_ARGS__))
 #define S_BAD(...) (S_SAY(__VA_ARGS__), -1)
 
-static char *s_dup(const char *s, size_t n) {
-  char *d = malloc(n + 1);
-  if (d) {
-    memcpy(d, s, n);
-    d[n] = '\0';
-  }
-  return d;
-}
-
 /* Named easings: the CSS ones, and hold. */
 static int s_named_easing(const char *s, size_t n, ens_lottie_easing *e) {
   static const struct {
@@ -176,7 +167,7 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
       S_USAGE();
       goto done;
     }
-    if (!(c->target = s_dup(w.s[1], strlen(w.s[1])))) goto done;
+    if (!(c->target = cli_strndup(w.s[1], strlen(w.s[1])))) goto done;
     a = 2;
     na--;
   }
@@ -189,7 +180,7 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
       S_USAGE();
       goto done;
     }
-    if (!(c->value = s_dup(w.rest[a + 1], (size_t)(line + len - w.rest[a + 1])))) goto done;
+    if (!(c->value = cli_strndup(w.rest[a + 1], (size_t)(line + len - w.rest[a + 1])))) goto done;
     break;
   case S_SET_EASING:
     if (na == 2 && s_num(x[0], &c->v[0]) == 0 && s_named_easing(x[1], strlen(x[1]), &c->easing) == 0) break;
@@ -222,7 +213,7 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
       S_SAY("%s takes %s (quote a name with blanks: \"Shape Layer 1\")", name, s_usage[op]);
       goto done;
     }
-    if (!(c->op == S_REPARENT && strcmp(x[0], "none") == 0) && !(c->other = s_dup(x[0], strlen(x[0])))) goto done;
+    if (!(c->op == S_REPARENT && strcmp(x[0], "none") == 0) && !(c->other = cli_strndup(x[0], strlen(x[0])))) goto done;
     break;
   case S_SET_COLOUR:
     if (na == 1 && s_hex_colour(x[0], strlen(x[0]), c->rgba) == 0) break;
@@ -261,7 +252,7 @@ static int s_jnum(const cli_json *o, const char *key, double *v, char *err, size
  * holding JSON. */
 static int s_jvalue(const cli_json *o, char **out, char *err, size_t esz) {
   const cli_json *j = cli_json_get(o, "value");
-  if (j && j->type == CLI_J_STR) return (*out = s_dup(j->str, strlen(j->str))) ? 0 : S_BAD("out of memory");
+  if (j && j->type == CLI_J_STR) return (*out = cli_strndup(j->str, strlen(j->str))) ? 0 : S_BAD("out of memory");
   size_t n = j && j->type == CLI_J_ARR ? j->n : 1;
   if (!j || (j->type != CLI_J_NUM && j->type != CLI_J_ARR)) return S_BAD("\"value\" must be a number or an array of numbers");
   char *buf = malloc(n * 32 + 3);

@@ -66,15 +66,6 @@ static int s_build(ens_doc *doc, const s_cmd *c, ens_txn **t) {
 
 #define S_BAD(...) (snprintf(err, esz, __VA_ARGS__), -1)
 
-static char *s_dup(const char *s, size_t n) {
-  char *d = malloc(n + 1);
-  if (d) {
-    memcpy(d, s, n);
-    d[n] = '\0';
-  }
-  return d;
-}
-
 /* An insertion index: a whole number from -1, or "end" (-1). */
 static int s_index(const char *s, size_t n, long *out) {
   if (n == 3 && memcmp(s, "end", 3) == 0) return *out = -1, 0;
@@ -131,29 +122,29 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
   if (c->op == S_GROUP) {
     size_t first = 0;
     if (na && a[0].n > 3 && memcmp(a[0].s, "id=", 3) == 0) {
-      if (!(c->id = s_dup(a[0].s + 3, a[0].n - 3))) return S_BAD("out of memory");
+      if (!(c->id = cli_strndup(a[0].s + 3, a[0].n - 3))) return S_BAD("out of memory");
       first = 1;
     }
     if (na <= first) return S_BAD("group takes [id=ID] ELEM [ELEM...]");
     if (!(c->elems = calloc(na - first, sizeof *c->elems))) return S_BAD("out of memory");
     for (size_t i = first; i < na; i++)
-      if (!(c->elems[c->nelems++] = s_dup(a[i].s, a[i].n))) return S_BAD("out of memory");
+      if (!(c->elems[c->nelems++] = cli_strndup(a[i].s, a[i].n))) return S_BAD("out of memory");
     return 0;
   }
   if (!na) return S_BAD("%s needs an element: #ID or a path such as /svg/g[1]/rect[0]", name);
-  if (!(c->elem = s_dup(a[0].s, a[0].n))) return S_BAD("out of memory");
+  if (!(c->elem = cli_strndup(a[0].s, a[0].n))) return S_BAD("out of memory");
   switch (c->op) {
   case S_SET_ATTR:
   case S_SET_STYLE:
     /* the value is the rest of the line, blanks inside it kept */
     if (na < 3) return S_BAD("%s takes ELEM NAME VALUE (VALUE is the rest of the line)", name);
-    if (!(c->name = s_dup(a[1].s, a[1].n)) || !(c->value = s_dup(a[2].s, (size_t)(e - a[2].s))))
+    if (!(c->name = cli_strndup(a[1].s, a[1].n)) || !(c->value = cli_strndup(a[2].s, (size_t)(e - a[2].s))))
       return S_BAD("out of memory");
     return 0;
   case S_REMOVE_ATTR:
   case S_REMOVE_STYLE:
     if (na != 2) return S_BAD("%s takes ELEM NAME", name);
-    if (!(c->name = s_dup(a[1].s, a[1].n))) return S_BAD("out of memory");
+    if (!(c->name = cli_strndup(a[1].s, a[1].n))) return S_BAD("out of memory");
     return 0;
   case S_TRANSLATE:
   case S_ROTATE:
@@ -167,7 +158,7 @@ static int s_parse_text(const char *line, size_t len, s_cmd *c, char *err, size_
     if (na < 3) return S_BAD("insert takes PARENT INDEX MARKUP (MARKUP is the rest of the line)");
     if (s_index(a[1].s, a[1].n, &c->index))
       return S_BAD("'%.*s' is not an index: 0, 1, ... or -1 / end", (int)a[1].n, a[1].s);
-    if (!(c->value = s_dup(a[2].s, (size_t)(e - a[2].s)))) return S_BAD("out of memory");
+    if (!(c->value = cli_strndup(a[2].s, (size_t)(e - a[2].s)))) return S_BAD("out of memory");
     return 0;
   default:
     if (na != 1) return S_BAD("%s takes one element", name);
@@ -206,7 +197,7 @@ static int s_parse_json(const char *line, size_t len, s_cmd *c, char *err, size_
         snprintf(err, esz, "\"elems\" item %zu must be a string", i);
         goto done;
       }
-      if (!(c->elems[c->nelems++] = s_dup(j->kids[i].str, strlen(j->kids[i].str)))) goto done;
+      if (!(c->elems[c->nelems++] = cli_strndup(j->kids[i].str, strlen(j->kids[i].str)))) goto done;
     }
     if (cli_json_get(&o, "id") && cli_json_get_str(&o, "id", NULL, &c->id, err, esz)) goto done;
     rc = 0;

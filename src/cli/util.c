@@ -128,3 +128,12 @@ int cli_parse_real(const char *s, size_t n, double *out) {
   *out = v;
   return 0;
 }
+
+char *cli_strndup(const char *s, size_t n) {
+  char *d = malloc(n + 1);
+  if (d) {
+    memcpy(d, s, n);
+    d[n] = '\0';
+  }
+  return d;
+}

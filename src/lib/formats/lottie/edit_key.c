@@ -504,51 +504,40 @@ done:
   return rc;
 }
 
-int ens_lottie_set_value(ens_doc *doc, const char *prop, double t, const char *value, ens_txn **out) {
-  if (!out) return ens__error(ENS_EINVAL, "set-value: needs an output");
+/* set-value (add 0) and add-keyframe (add 1): the value at t. */
+static int s_value_edit(ens_doc *doc, const char *cmd, const char *label, const char *prop, double t, const char *value,
+                        int add, ens_txn **out) {
+  if (!out) return ens__error(ENS_EINVAL, "%s: needs an output", cmd);
   *out = NULL;
   s_anim a;
   char *canon = NULL;
   int is_array;
   size_t count;
   ens_txn *txn = NULL;
-  const ens_obj *ks;
-  const char *member;
-  if (doc && prop && strcmp(ens_doc_kind(doc), ENS_LOTTIE_KIND) == 0 &&
-      ens__lje_missing_transform(doc, prop, &ks, &member) == 0) {
-    int rc = s_time_ok("set-value", t);
-    if (!rc) rc = ens__lje_parse_value("set-value", value, &canon, &is_array, &count);
-    if (!rc) rc = ens__lje_txn("Set value", &txn);
-    if (!rc) rc = s_create(doc, ks, member, t, canon, is_array, count, txn);
-    free(canon);
-    return ens__lje_finish(doc, rc, &txn, out);
+  const ens_obj *ks = NULL;
+  const char *member = NULL;
+  int create = !add && doc && prop && strcmp(ens_doc_kind(doc), ENS_LOTTIE_KIND) == 0 &&
+               ens__lje_missing_transform(doc, prop, &ks, &member) == 0;
+  int rc = create ? 0 : s_prop(doc, cmd, prop, &a);
+  if (!rc && add && !a.list) rc = ens__error(ENS_EINVAL, "%s: \"%s\" is not animated (set-value makes it so)", cmd, prop);
+  if (!rc) rc = s_time_ok(cmd, t);
+  if (!rc) rc = ens__lje_parse_value(cmd, value, &canon, &is_array, &count);
+  if (!rc) rc = ens__lje_txn(label, &txn);
+  if (!rc) {
+    if (create) rc = s_create(doc, ks, member, t, canon, is_array, count, txn);
+    else if (a.list) rc = s_set_animated(&a, t, canon, is_array, count, add, txn);
+    else rc = s_set_static(&a, t, canon, is_array, count, txn);
   }
-  int rc = s_prop(doc, "set-value", prop, &a);
-  if (!rc) rc = s_time_ok(a.cmd, t);
-  if (!rc) rc = ens__lje_parse_value(a.cmd, value, &canon, &is_array, &count);
-  if (!rc) rc = ens__lje_txn("Set value", &txn);
-  if (!rc) rc = a.list ? s_set_animated(&a, t, canon, is_array, count, 0, txn) : s_set_static(&a, t, canon, is_array, count, txn);
   free(canon);
   return ens__lje_finish(doc, rc, &txn, out);
 }
 
+int ens_lottie_set_value(ens_doc *doc, const char *prop, double t, const char *value, ens_txn **out) {
+  return s_value_edit(doc, "set-value", "Set value", prop, t, value, 0, out);
+}
+
 int ens_lottie_add_keyframe(ens_doc *doc, const char *prop, double t, const char *value, ens_txn **out) {
-  if (!out) return ens__error(ENS_EINVAL, "add-keyframe: needs an output");
-  *out = NULL;
-  s_anim a;
-  char *canon = NULL;
-  int is_array;
-  size_t count;
-  ens_txn *txn = NULL;
-  int rc = s_prop(doc, "add-keyframe", prop, &a);
-  if (!rc && !a.list)
-    rc = ens__error(ENS_EINVAL, "add-keyframe: \"%s\" is not animated (set-value makes it so)", prop);
-  if (!rc) rc = s_time_ok(a.cmd, t);
-  if (!rc) rc = ens__lje_parse_value(a.cmd, value, &canon, &is_array, &count);
-  if (!rc) rc = ens__lje_txn("Add keyframe", &txn);
-  if (!rc) rc = s_set_animated(&a, t, canon, is_array, count, 1, txn);
-  free(canon);
-  return ens__lje_finish(doc, rc, &txn, out);
+  return s_value_edit(doc, "add-keyframe", "Add keyframe", prop, t, value, 1, out);
 }
 
 /* The keyframe at t of the animated property at addr. */
