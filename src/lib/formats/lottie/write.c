@@ -35,6 +35,19 @@ static int s_is_list(const ens_obj *o) { return strcmp(o->kind, ENS_LOTTIE_LIST)
 
 static int s_write(s_writer *w, const ens_obj *o, unsigned depth);
 
+/* A member's value. A real number whose shortest text has no point nor
+ * exponent ("21000000000000004") would read back as an integer, another
+ * value: it gets ".0". */
+static int s_put_member(ens_buf *out, const ens_value *v) {
+  size_t at = out->len;
+  int rc = ens__lj_put_value(out, v);
+  if (rc || v->type != ENS_REAL || out->oom) return rc;
+  for (size_t i = at; i < out->len; i++)
+    if (out->data[i] == '.' || out->data[i] == 'e' || out->data[i] == 'E') return 0;
+  ens__buf_puts(out, ".0");
+  return 0;
+}
+
 /* The same-named child, looked for first where the last one was found. */
 static const ens_obj *s_find_kid(s_writer *w, const ens_obj *o, const char *name, size_t name_n, uint32_t *cur,
                                  uint32_t *at) {
@@ -131,7 +144,7 @@ static int s_fresh(s_writer *w, const ens_obj *o, unsigned depth) {
       ens__lj_put_string(w->out, name, strlen(name));
       ens__buf_putc(w->out, ':');
       ens_value v = ens__prop_value(p);
-      if ((rc = ens__lj_put_value(w->out, &v))) return rc;
+      if ((rc = s_put_member(w->out, &v))) return rc;
     }
   }
   for (uint32_t i = 0; i < o->nkids; i++) {
@@ -216,7 +229,7 @@ static int s_object(s_writer *w, const ens_obj *o, const s_member *m, size_t nm,
     ens__buf_append(w->out, m[i].mid, m[i].mid_n);
     ens_value v = ens__prop_value(p);
     if (ens__lj_same(m[i].val, m[i].val_n, &v, &w->scratch)) ens__buf_append(w->out, m[i].val, m[i].val_n);
-    else rc = ens__lj_put_value(w->out, &v);
+    else rc = s_put_member(w->out, &v);
     ens__buf_append(w->out, m[i].post, m[i].post_n);
   }
   /* members an edit added, in the style of the last one */
@@ -231,7 +244,7 @@ static int s_object(s_writer *w, const ens_obj *o, const s_member *m, size_t nm,
     ens__lj_put_string(w->out, name, strlen(name));
     ens__buf_append(w->out, mid, mid_n);
     ens_value v = ens__prop_value(p);
-    rc = ens__lj_put_value(w->out, &v);
+    rc = s_put_member(w->out, &v);
   }
   for (uint32_t i = 0; i < o->nkids && !rc; i++) {
     if (used_kid[i]) continue;
