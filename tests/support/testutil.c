@@ -253,3 +253,25 @@ void tu_files_free(char **files, size_t count) {
   for (size_t i = 0; i < count; i++) free(files[i]);
   free(files);
 }
+
+char *tu_replaced(const char *text, const char *const *pairs) {
+  char *cur = strdup(text);
+  for (size_t i = 0; cur && pairs[i]; i += 2) {
+    const char *at = strstr(cur, pairs[i]);
+    if (!at) {
+      fprintf(stderr, "expected text not found: %s\n", pairs[i]);
+      free(cur);
+      return NULL;
+    }
+    size_t a = (size_t)(at - cur), fl = strlen(pairs[i]), tl = strlen(pairs[i + 1]);
+    char *next = malloc(strlen(cur) - fl + tl + 1);
+    if (next) {
+      memcpy(next, cur, a);
+      memcpy(next + a, pairs[i + 1], tl);
+      strcpy(next + a + tl, cur + a + fl);
+    }
+    free(cur);
+    cur = next;
+  }
+  return cur;
+}

@@ -44,6 +44,11 @@ ens_doc *tu_random_doc(tu_rng *r, uint32_t site, size_t n);
  * objects. It may be invalid: that is the point. */
 ens_txn *tu_random_txn(tu_rng *r, ens_doc *doc, int max_ops);
 
+/* A malloc'd copy of text with each (from, to) pair of the NULL-ended
+ * list replaced once, in order; NULL (the pair named on stderr) when a
+ * from is not found. */
+char *tu_replaced(const char *text, const char *const *pairs);
+
 /* The source tree: $ENS_SOURCE_DIR (set by CTest), else where it was
  * when the test was built. */
 const char *tu_source_dir(void);

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "ensemble.h"
+#include "testutil.h"
 
 /* A 20 x 20 blue square over a red solid, its position keyframed
  * linearly from (20, 50) at frame 0 to (80, 50) at frame 10; a null layer
@@ -66,19 +67,9 @@ static char *s_write(const ens_doc *doc) {
 
 /* text with each (from, to) pair replaced once, in order. */
 static char *s_replaced(const char *text, const char *const *pairs) {
-  char *cur = strdup(text);
-  for (size_t i = 0; pairs[i]; i += 2) {
-    const char *at = strstr(cur, pairs[i]);
-    if (!at) fail_msg("expected text not found: %s", pairs[i]);
-    size_t a = (size_t)(at - cur), fl = strlen(pairs[i]), tl = strlen(pairs[i + 1]);
-    char *next = malloc(strlen(cur) - fl + tl + 1);
-    memcpy(next, cur, a);
-    memcpy(next + a, pairs[i + 1], tl);
-    strcpy(next + a + tl, cur + a + fl);
-    free(cur);
-    cur = next;
-  }
-  return cur;
+  char *out = tu_replaced(text, pairs);
+  assert_non_null(out);
+  return out;
 }
 
 /* Builds with build, commits it as one undo step, checks the output is

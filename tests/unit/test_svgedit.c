@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "ensemble.h"
+#include "testutil.h"
 
 static const char s_drawing[] =
     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -52,19 +53,9 @@ static char *s_write(const ens_doc *doc) {
 
 /* text with each (from, to) pair replaced once, in order. */
 static char *s_edit(const char *text, const char *const *pairs) {
-  char *cur = strdup(text);
-  for (size_t i = 0; pairs[i]; i += 2) {
-    const char *at = strstr(cur, pairs[i]);
-    if (!at) fail_msg("expected text not found: %s", pairs[i]);
-    size_t a = (size_t)(at - cur), fl = strlen(pairs[i]), tl = strlen(pairs[i + 1]);
-    char *next = malloc(strlen(cur) - fl + tl + 1);
-    memcpy(next, cur, a);
-    memcpy(next + a, pairs[i + 1], tl);
-    strcpy(next + a + tl, cur + a + fl);
-    free(cur);
-    cur = next;
-  }
-  return cur;
+  char *out = tu_replaced(text, pairs);
+  assert_non_null(out);
+  return out;
 }
 
 /* Applies txn to a drawing read from text, checks the output is text with
