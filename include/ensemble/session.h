@@ -245,6 +245,12 @@ typedef struct {
   /* LANDED: the transaction as it applied here (borrowed for the callback),
    * so that a host can tell who changed what */
   const ens_txn *txn;
+  /* JOINED, PRESENCE: where the collaborator points, when has_pointer:
+   * pointer_x, pointer_y in the coordinates of pointer_ctx, the object
+   * they are in (a glyph, say; 0: the document) */
+  int has_pointer;
+  double pointer_x, pointer_y;
+  ens_id pointer_ctx;
 } ens_session_event;
 
 typedef void (*ens_session_event_fn)(ens_session *session, const ens_session_event *event, void *user);
@@ -300,6 +306,13 @@ int ens_session_redo(ens_session *session, ens_undo_report *report);
 
 /* This user's selection, relayed to the others. */
 int ens_session_set_selection(ens_session *session, const ens_id *ids, size_t count);
+/* Where this user points (x, y in the coordinates of ctx, an object such
+ * as a glyph, or 0 for the document), relayed to the others with the
+ * selection. Pointers move often: the latest point goes out at the next
+ * poll, not every one. ENS_EINVAL for a coordinate that is not finite.
+ * Clearing says the pointer left (the others see none). */
+int ens_session_set_pointer(ens_session *session, double x, double y, ens_id ctx);
+void ens_session_clear_pointer(ens_session *session);
 
 int ens_session_is_live(const ens_session *session); /* joined and caught up */
 uint64_t ens_session_seq(const ens_session *session); /* last seq applied */
