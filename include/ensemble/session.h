@@ -8,6 +8,7 @@
 #ifndef ENSEMBLE_SESSION_H
 #define ENSEMBLE_SESSION_H
 
+#include "invite.h"
 #include "undo.h"
 
 #ifdef __cplusplus
@@ -198,6 +199,30 @@ int ens_server_shutdown(ens_server *server);
 /* ens_server_shutdown unless it ran (its result is lost: call it first to
  * know), then frees everything and closes the store. */
 void ens_server_free(ens_server *server);
+
+/* Browsers (docs/protocol.md, "WebSocket"): HTTP on listen serves the web
+ * client's files from web_root at /, the session at /ws (WebSocket,
+ * subprotocol "ensemble", one binary message per protocol message) and
+ * GET /status. With an invites file that lists anyone, a browser's first
+ * message must carry a valid token (ens_invite_add), whose name becomes
+ * the browser's; the file is read again when it changes, and connections
+ * of a revoked token are dropped. Without invites, listen must be local to
+ * the machine unless insecure is set. */
+typedef struct {
+  const char *listen;     /* "ADDR:PORT" or "[ADDR]:PORT"; port 0: the kernel chooses */
+  const char *cert, *key; /* PEM files: TLS (https, wss); both or neither */
+  const char *web_root;   /* the web client's files; NULL: only /ws and /status */
+  const char *invites;    /* the invites file; NULL: none */
+  int insecure;
+} ens_server_http_opts;
+
+/* Starts the HTTP endpoint beside the server's ZeroMQ one (once, before
+ * the server's first poll; its own thread). 0 or ENS_EINVAL (bad
+ * options), ENS_EIO (cannot bind, certificate unreadable), ENS_EDECODE (a
+ * malformed invites file). */
+int ens_server_http(ens_server *server, const ens_server_http_opts *opts);
+/* The HTTP port bound, 0 without HTTP. */
+int ens_server_http_port(const ens_server *server);
 
 /* --- client ----------------------------------------------------------------- */
 

@@ -39,6 +39,7 @@ int cli_cmd_render(int argc, char **argv);
 int cli_cmd_diff(int argc, char **argv);
 int cli_cmd_help(int argc, char **argv);
 int cli_cmd_keygen(int argc, char **argv);
+int cli_cmd_invite(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_watch(int argc, char **argv);
 int cli_cmd_join(int argc, char **argv);
