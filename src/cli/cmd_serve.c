@@ -107,6 +107,25 @@ int cli_cmd_serve(int argc, char **argv) {
     invites = invites_buf;
   }
   if (http && !webroot) webroot = s_web_root(root_buf, sizeof root_buf);
+  if (http) {
+    const char *colon = strrchr(http, ':');
+    char *end = NULL;
+    long port = colon ? strtol(colon + 1, &end, 10) : -1;
+    if (!colon || !colon[1] || *end || port < 0 || port > 65535)
+      return cli_usage_error(&s_spec, "--http wants ADDR:PORT (127.0.0.1:8080, [::1]:0), not %s", http);
+  }
+  if (http && !insecure) {
+    char ep[300], **names = NULL;
+    size_t ninv = 0;
+    snprintf(ep, sizeof ep, "tcp://%s", http);
+    if (invites && ens_invite_list(invites, &names, &ninv)) return cli_fail(s_spec.name, "%s", ens_error_last());
+    ens_invite_names_free(names, ninv);
+    if (!ninv && !ens_endpoint_is_local(ep))
+      return cli_usage_error(&s_spec,
+                             "without invites --http binds only to this machine, not %s (ensemble invite NAME first, "
+                             "or --insecure)",
+                             http);
+  }
   if (!bind) bind = "tcp://127.0.0.1:7890";
   if (!keydir != !authfile) return cli_usage_error(&s_spec, "--keys and --authorized-keys go together");
   if (keydir && insecure) return cli_usage_error(&s_spec, "--insecure is for a server without keys");
