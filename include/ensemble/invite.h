@@ -1,5 +1,5 @@
 /* Invites: per-person secrets that let a browser join a session over
- * WebSocket (docs/security.md, "Invites"). A token is shown once, when it
+ * WebSocket (docs/protocol.md, "Security" and "WebSocket"). A token is shown once, when it
  * is made; the invites file keeps only its SHA-256 with the person's name,
  * one "HASH name" per line (mode 0600, replaced atomically), so the file
  * read by someone else lets nobody in. */
