@@ -193,7 +193,7 @@ struct ens_server {
   int shut; /* ens_server_shutdown ran: the last checkpoint is taken */
   /* browsers (ws.h), and what GET /status was last told */
   ens__ws *ws;
-  uint64_t status_head;
+  uint64_t status_head, status_hash;
   size_t status_clients;
   int64_t status_at;
   int status_set;
@@ -1183,15 +1183,14 @@ static void s_ws_status(ens_server *s, int64_t now) {
   int moved = !s->status_set || s->status_head != s->head;
   if (!moved && s->status_clients == s->npeers) return;
   if (moved && s->status_set && now - s->status_at < 50) return; /* the poll's timeout brings it back soon */
-  static _Thread_local uint64_t hash;
   if (moved) {
-    hash = ens_doc_hash(s->doc);
+    s->status_hash = ens_doc_hash(s->doc);
     s->status_at = now;
   }
   s->status_head = s->head;
   s->status_clients = s->npeers;
   s->status_set = 1;
-  ens__ws_set_status(s->ws, s->head, hash, ens_doc_kind(s->doc), s->npeers);
+  ens__ws_set_status(s->ws, s->head, s->status_hash, ens_doc_kind(s->doc), s->npeers);
 }
 
 int ens_server_poll(ens_server *s, int timeout_ms) {
