@@ -46,7 +46,7 @@ typedef struct s_conn {
   struct lws *wsi;
   /* shared, under the mutex */
   s_out *out_head, *out_tail;
-  int close_wanted;
+  atomic_int close_wanted; /* written under the mutex, read by the lws thread without it too */
   int in_queued;
   int paused, resume;
   /* the lws thread's own */
