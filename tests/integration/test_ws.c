@@ -229,7 +229,8 @@ static void s_wsc_init(s_wsc *w, int port, int tls, const char *token, const cha
   info.port = CONTEXT_PORT_NO_LISTEN;
   info.protocols = s_client_protocols;
   info.user = w;
-  info.options = LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+  /* the server's certificate is self-signed: no system trust store (TLS only when asked) */
+  info.options = tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT | LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS : 0;
   w->ctx = lws_create_context(&info);
   assert_non_null(w->ctx);
   lws_sul_schedule(w->ctx, 0, &w->sul, s_wake, 3 * 1000);

@@ -613,7 +613,8 @@ int ens__ws_start(const ens_server_http_opts *opts, ens__ws **out) {
   info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_DISABLE_IPV6 * !strchr(host, ':');
   info.pt_serv_buf_size = 64 * 1024;
   if (opts->cert) {
-    info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+    /* the server makes no client connections: no trust store to load */
+    info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT | LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS;
     info.ssl_cert_filepath = opts->cert;
     info.ssl_private_key_filepath = opts->key;
   }
