@@ -589,7 +589,7 @@ int ens__ws_start(const ens_server_http_opts *opts, ens__ws **out) {
     ws->inv_exists = stat(ws->invites_path, &ws->inv_st) == 0;
   }
   char ep[300];
-  snprintf(ep, sizeof ep, "tcp://%s:%d", host[0] ? host : "*", port);
+  snprintf(ep, sizeof ep, strchr(host, ':') ? "tcp://[%s]:%d" : "tcp://%s:%d", host[0] ? host : "*", port);
   int local = ens_endpoint_is_local(ep);
   if (!s_required(ws) && !local && !opts->insecure) {
     rc = ens__error(ENS_EINVAL,
