@@ -126,6 +126,15 @@ int cli_cmd_serve(int argc, char **argv) {
                              "or --insecure)",
                              http);
   }
+  if (http && !cert) {
+    char ep[300];
+    snprintf(ep, sizeof ep, "tcp://%s", http);
+    if (!ens_endpoint_is_local(ep))
+      fprintf(stderr,
+              "ensemble serve: warning: --http %s without --cert: tokens and the document cross the network "
+              "unencrypted\n",
+              http);
+  }
   if (!bind) bind = "tcp://127.0.0.1:7890";
   if (!keydir != !authfile) return cli_usage_error(&s_spec, "--keys and --authorized-keys go together");
   if (keydir && insecure) return cli_usage_error(&s_spec, "--insecure is for a server without keys");

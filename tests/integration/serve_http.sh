@@ -89,6 +89,13 @@ run "serve --web-root without --http" 2 "$BIN" serve --web-root "$TMP" "$TMP/d.s
 run "serve --http with a bad address" 2 "$BIN" serve --bind tcp://127.0.0.1:0 --http nonsense "$TMP/d.svg" &&
   has "bad address" err "ADDR:PORT"
 cmp -s "$DRAWING" "$TMP/d.svg" || fail "a refused serve changed the drawing"
+# with invites a public address is allowed, with a warning without TLS (the
+# address is one this machine cannot bind: the start fails after the warning)
+run "serve --http public with invites, no TLS" 1 "$BIN" serve --bind tcp://127.0.0.1:0 --http 192.0.2.1:0 \
+  --invites "$TMP/inv" "$TMP/d.svg" &&
+  has "public without TLS" err "warning: --http 192.0.2.1:0 without --cert" &&
+  has "public without TLS" err "cannot serve HTTP"
+cmp -s "$DRAWING" "$TMP/d.svg" || fail "a failed serve changed the drawing"
 
 # --- serve --http with invites
 mkdir -p "$TMP/web/app"
