@@ -310,6 +310,8 @@ static void s_write(const char *path, const char *text) {
   fclose(f);
 }
 
+static size_t s_next_max_unread; /* the next server's budget per connection (0: the default) */
+
 static void s_world_up(s_world *w, const char *name, int with_invites, const char *cert, const char *key) {
   memset(w, 0, sizeof *w);
   snprintf(w->dir, sizeof w->dir, "/tmp/ens-ws-XXXXXX");
@@ -335,6 +337,7 @@ static void s_world_up(s_world *w, const char *name, int with_invites, const cha
   o.store_path = w->store;
   o.initial = w->initial;
   o.heartbeat_ms = 200;
+  o.max_unread = s_next_max_unread;
   o.on_log = s_log;
   o.user = w;
   assert_int_equal(ens_server_new(&o, &w->srv), 0);
@@ -717,6 +720,65 @@ static void test_garbage_is_refused(void **state) {
   s_world_down(&w);
 }
 
+/* The same budget as ZeroMQ peers': a browser that reads nothing (its
+ * pings echo no pong's mark) is sent error 5 once max_unread bytes went
+ * to it, and its WebSocket is closed; the others go on. */
+static void test_browser_over_budget_is_dropped(void **state) {
+  (void)state;
+  static s_world w;
+  static s_wsc raw;
+  s_next_max_unread = 64 * 1024;
+  s_world_up(&w, "ws-budget", 0, NULL, NULL);
+  s_next_max_unread = 0;
+  ens_session *z = s_zclient(&w);
+  s_wsc_init(&raw, w.port, 0, NULL, NULL);
+  ens__msg m;
+  memset(&m, 0, sizeof m);
+  m.type = ENS_MSG_HELLO;
+  m.vmin = 1;
+  m.vmax = ENS_PROTO_VERSION;
+  memset(m.client, 0x6b, sizeof m.client);
+  ens_buf hello = ENS_BUF_INIT, ping = ENS_BUF_INIT;
+  assert_int_equal(ens__msg_encode(&m, &hello), 0);
+  memset(&m, 0, sizeof m);
+  m.type = ENS_MSG_PING;
+  m.token = 1;
+  assert_int_equal(ens__msg_encode(&m, &ping), 0);
+  int sent = 0;
+  int64_t deadline = ens__now_ms() + 10000, last_ping = 0;
+  while (!(ens_session_is_live(z) && raw.got[ENS_MSG_WELCOME])) {
+    s_pump(&w, z, &raw, NULL);
+    if (raw.open && !sent) sent = (s_q_push(&raw, hello.data, hello.len, 0), 1);
+    if (ens__now_ms() > deadline) fail_msg("no join");
+  }
+  tu_rng r = {tu_seed("ws-budget-edits", 11)};
+  int edits = 0;
+  deadline = ens__now_ms() + 30000;
+  while (!raw.closes) {
+    edits += s_edit(&r, z);
+    s_pump(&w, z, &raw, NULL);
+    if (raw.open && ens__now_ms() - last_ping >= 100) { /* alive, but proving nothing read */
+      s_q_push(&raw, ping.data, ping.len, 0);
+      last_ping = ens__now_ms();
+    }
+    if (ens__now_ms() > deadline) fail_msg("a browser that reads nothing was not dropped (%d edits)", edits);
+  }
+  assert_int_equal(raw.error_code, ENS_PERR_LIMIT);
+  assert_non_null(strstr(w.log, "too far behind"));
+  print_message("a browser reading nothing dropped after %d edits\n", edits);
+  deadline = ens__now_ms() + 5000;
+  while (ens_server_client_count(w.srv) != 1 || ens_session_pending(z)) {
+    s_pump(&w, z, NULL, NULL);
+    if (ens__now_ms() > deadline) fail_msg("the session did not go on without it");
+  }
+  assert_true(ens_doc_hash(ens_session_doc(z)) == ens_doc_hash(ens_server_doc(w.srv)));
+  ens__buf_free(&hello);
+  ens__buf_free(&ping);
+  s_wsc_free(&raw);
+  ens_session_free(z);
+  s_world_down(&w);
+}
+
 /* The web client's files: content types, index.html at /, 404 for what
  * is not there and for a path that climbs out of the root. */
 static void test_static_files(void **state) {
@@ -797,6 +859,7 @@ int main(void) {
       cmocka_unit_test(test_browser_and_zeromq_converge),
       cmocka_unit_test(test_tokens),
       cmocka_unit_test(test_garbage_is_refused),
+      cmocka_unit_test(test_browser_over_budget_is_dropped),
       cmocka_unit_test(test_static_files),
       cmocka_unit_test(test_tls_join),
   };
