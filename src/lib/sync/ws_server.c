@@ -1,7 +1,7 @@
-/* The HTTP and WebSocket endpoint of a session server (ws.h says how the
- * threads meet). Everything lws calls back runs in the lws thread; the
- * connections list, their outbound queues and the inbound queue are
- * shared with the server's thread under one mutex. The lws thread also
+/* The WebSocket endpoint of a session server (ws.h says how the threads
+ * meet; ws_http.c answers plain HTTP). Everything lws calls back runs in
+ * the lws thread; the connections list, their outbound queues and the
+ * inbound queue are shared with the server's thread under one mutex. The lws thread also
  * checks tokens (auth, the first message when there are invites), reads
  * the invites file again when it changes and drops connections whose
  * token was revoked: the server core only ever sees authorised peers. */
@@ -25,6 +25,7 @@
 #include "msg.h"
 #include "net.h"
 #include "ws.h"
+#include "ws_int.h"
 
 /* A browser's messages waiting for the server thread: past HIGH its
  * socket is not read (TCP pushes back on it) until they are down to LOW,
@@ -33,64 +34,6 @@
 #define IN_LOW 64
 #define AUTH_WAIT_MS 10000 /* with invites, a connection that says nothing is closed */
 #define RELOAD_US (1000 * 1000)
-
-typedef struct s_out {
-  struct s_out *next;
-  size_t len;
-  unsigned char data[]; /* LWS_PRE bytes, then the message */
-} s_out;
-
-typedef struct s_conn {
-  struct s_conn *next;
-  uint64_t id;
-  struct lws *wsi;
-  /* shared, under the mutex */
-  s_out *out_head, *out_tail;
-  atomic_int close_wanted; /* written under the mutex, read by the lws thread without it too */
-  int in_queued;
-  int paused, resume;
-  /* the lws thread's own */
-  int authed;
-  char name[ENS_INVITE_NAME_MAX + 1];
-  unsigned char hash[ENS__HASH_LEN];
-  int64_t opened;
-  ens_buf rx;
-  int rx_over; /* the message being received is over the limit: skipped */
-} s_conn;
-
-typedef struct s_in {
-  struct s_in *next;
-  ens__ws_event ev;
-} s_in;
-
-typedef struct {
-  s_conn *conn;
-} s_pss;
-
-struct ens__ws {
-  struct lws_context *ctx;
-  struct lws_vhost *vhost;
-  pthread_t thread;
-  int thread_started;
-  atomic_int stop;
-  int efd;
-  int port;
-  pthread_mutex_t mu;
-  s_conn *conns;
-  uint64_t next_id;
-  s_in *in_head, *in_tail;
-  /* status, under the mutex */
-  char status[256];
-  /* the lws thread's own */
-  char *web_root;
-  char *invites_path;
-  ens__invites *inv;
-  struct stat inv_st;
-  int inv_exists;
-  int local_only; /* without invites: the Host must be this machine */
-  lws_sorted_usec_list_t sul;
-  ens__msg msg; /* decoding the first message (8 KiB: not on a stack) */
-};
 
 /* --- the inbound queue (server thread reads) ---------------------------------- */
 
@@ -103,7 +46,7 @@ static void s_wake(ens__ws *ws) {
 /* Under the mutex. Takes data. */
 static void s_push_in(ens__ws *ws, ens__ws_event_kind kind, uint64_t id, const char *user, unsigned char *data,
                       size_t len) {
-  s_in *in = calloc(1, sizeof *in);
+  ens__ws_in *in = calloc(1, sizeof *in);
   if (!in) { /* out of memory: the message is lost, as a dropped connection would lose it */
     free(data);
     return;
@@ -144,8 +87,8 @@ static uint64_t s_rid_id(const void *rid) {
   return id;
 }
 
-static s_conn *s_conn_find(ens__ws *ws, uint64_t id) {
-  for (s_conn *c = ws->conns; c; c = c->next)
+static ens__ws_conn *s_conn_find(ens__ws *ws, uint64_t id) {
+  for (ens__ws_conn *c = ws->conns; c; c = c->next)
     if (c->id == id) return c;
   return NULL;
 }
@@ -155,12 +98,12 @@ int ens__ws_next(ens__ws *ws, ens__ws_event *ev) {
   ssize_t r = read(ws->efd, &n, sizeof n); /* nonblocking: clears the wakeup */
   (void)r;
   pthread_mutex_lock(&ws->mu);
-  s_in *in = ws->in_head;
+  ens__ws_in *in = ws->in_head;
   if (in) {
     ws->in_head = in->next;
     if (!ws->in_head) ws->in_tail = NULL;
     if (in->ev.kind == ENS__WS_MESSAGE) {
-      s_conn *c = s_conn_find(ws, s_rid_id(in->ev.rid));
+      ens__ws_conn *c = s_conn_find(ws, s_rid_id(in->ev.rid));
       if (c && --c->in_queued <= IN_LOW && c->paused && !c->resume) {
         c->resume = 1;
         lws_cancel_service(ws->ctx);
@@ -178,8 +121,8 @@ int ens__ws_next(ens__ws *ws, ens__ws_event *ev) {
 /* --- the outbound queues (server thread writes) ------------------------------- */
 
 /* Under the mutex. */
-static int s_queue(s_conn *c, const void *data, size_t len) {
-  s_out *o = malloc(sizeof *o + LWS_PRE + len);
+static int s_queue(ens__ws_conn *c, const void *data, size_t len) {
+  ens__ws_out *o = malloc(sizeof *o + LWS_PRE + len);
   if (!o) return ens__error(ENS_ENOMEM, "out of memory queueing a message");
   o->next = NULL;
   o->len = len;
@@ -193,7 +136,7 @@ static int s_queue(s_conn *c, const void *data, size_t len) {
 int ens__ws_send(ens__ws *ws, const void *rid, size_t rid_len, const void *data, size_t len) {
   if (!ens__ws_is_rid(rid, rid_len)) return ENS_EINVAL;
   pthread_mutex_lock(&ws->mu);
-  s_conn *c = s_conn_find(ws, s_rid_id(rid));
+  ens__ws_conn *c = s_conn_find(ws, s_rid_id(rid));
   int rc = !c || c->close_wanted ? ENS_EIO : s_queue(c, data, len);
   pthread_mutex_unlock(&ws->mu);
   if (rc == 0) lws_cancel_service(ws->ctx);
@@ -203,7 +146,7 @@ int ens__ws_send(ens__ws *ws, const void *rid, size_t rid_len, const void *data,
 void ens__ws_close(ens__ws *ws, const void *rid, size_t rid_len) {
   if (!ens__ws_is_rid(rid, rid_len)) return;
   pthread_mutex_lock(&ws->mu);
-  s_conn *c = s_conn_find(ws, s_rid_id(rid));
+  ens__ws_conn *c = s_conn_find(ws, s_rid_id(rid));
   if (c) c->close_wanted = 1;
   pthread_mutex_unlock(&ws->mu);
   if (c) lws_cancel_service(ws->ctx);
@@ -219,7 +162,7 @@ void ens__ws_set_status(ens__ws *ws, uint64_t head, uint64_t hash, const char *k
 size_t ens__ws_connections(ens__ws *ws) {
   size_t n = 0;
   pthread_mutex_lock(&ws->mu);
-  for (s_conn *c = ws->conns; c; c = c->next) n++;
+  for (ens__ws_conn *c = ws->conns; c; c = c->next) n++;
   pthread_mutex_unlock(&ws->mu);
   return n;
 }
@@ -230,7 +173,7 @@ int ens__ws_fd(const ens__ws *ws) { return ws->efd; }
 /* --- the lws thread ------------------------------------------------------------ */
 
 /* Refuses c with a protocol error: queued, then the connection closes. */
-static void s_refuse(ens__ws *ws, s_conn *c, int code, const char *why) {
+static void s_refuse(ens__ws *ws, ens__ws_conn *c, int code, const char *why) {
   static _Thread_local ens__msg m;
   memset(&m, 0, offsetof(ens__msg, sel_buf));
   m.type = ENS_MSG_ERROR;
@@ -245,8 +188,6 @@ static void s_refuse(ens__ws *ws, s_conn *c, int code, const char *why) {
   ens__buf_free(&b);
   if (c->wsi) lws_callback_on_writable(c->wsi);
 }
-
-static int s_required(const ens__ws *ws) { return ens__invites_count(ws->inv) > 0; }
 
 /* The invites file again when it changed (its identity, size or time). */
 static void s_reload(ens__ws *ws) {
@@ -269,12 +210,12 @@ static void s_reload(ens__ws *ws) {
   ws->inv_exists = exists;
   if (exists) ws->inv_st = st;
   s_log(ws, "invites read: %zu", ens__invites_count(inv));
-  for (s_conn *c = ws->conns; c; c = c->next) {
+  for (ens__ws_conn *c = ws->conns; c; c = c->next) {
     if (c->close_wanted || !c->wsi) continue;
     if (c->authed && !ens__invites_find(inv, c->hash)) {
       s_log(ws, "%s dropped: the invite was revoked", c->name);
       s_refuse(ws, c, ENS_PERR_DENIED, "not authorised: the invite was revoked");
-    } else if (!c->authed && s_required(ws)) { /* came in when nobody was invited */
+    } else if (!c->authed && ens__ws_invites_required(ws)) { /* came in when nobody was invited */
       s_refuse(ws, c, ENS_PERR_DENIED, "not authorised");
     }
   }
@@ -284,19 +225,19 @@ static void s_tick(lws_sorted_usec_list_t *sul) {
   ens__ws *ws = lws_container_of(sul, ens__ws, sul);
   s_reload(ws);
   int64_t now = ens__now_ms();
-  for (s_conn *c = ws->conns; c; c = c->next)
-    if (!c->authed && s_required(ws) && !c->close_wanted && c->wsi && now - c->opened > AUTH_WAIT_MS)
+  for (ens__ws_conn *c = ws->conns; c; c = c->next)
+    if (!c->authed && ens__ws_invites_required(ws) && !c->close_wanted && c->wsi && now - c->opened > AUTH_WAIT_MS)
       s_refuse(ws, c, ENS_PERR_DENIED, "not authorised: no token");
   lws_sul_schedule(ws->ctx, 0, &ws->sul, s_tick, RELOAD_US);
 }
 
 /* One whole message from c. */
-static void s_message(ens__ws *ws, s_conn *c) {
+static void s_message(ens__ws *ws, ens__ws_conn *c) {
   const unsigned char *d = c->rx.data;
   size_t n = c->rx.len;
   /* auth = [14, token]: a fixarray of 2 whose type is 14 */
   int is_auth = n >= 2 && d[0] == 0x92 && d[1] == ENS_MSG_AUTH;
-  if (!c->authed && s_required(ws)) {
+  if (!c->authed && ens__ws_invites_required(ws)) {
     if (!is_auth || ens__msg_decode(d, n, &ws->msg) || ws->msg.type != ENS_MSG_AUTH) {
       s_log(ws, "a connection dropped: its first message is no valid auth");
       s_refuse(ws, c, ENS_PERR_DENIED, "not authorised");
@@ -333,22 +274,6 @@ static void s_message(ens__ws *ws, s_conn *c) {
   pthread_mutex_unlock(&ws->mu);
 }
 
-/* Host "localhost:8080" or "[::1]:8080" names this machine. */
-static int s_host_local(const char *host) {
-  char h[256];
-  snprintf(h, sizeof h, "%s", host);
-  char *end = h[0] == '[' ? strchr(h, ']') : strrchr(h, ':');
-  if (h[0] == '[') {
-    if (!end) return 0;
-    *end = '\0';
-    return strcmp(h + 1, "::1") == 0;
-  }
-  if (end) *end = '\0';
-  if (strcmp(h, "localhost") == 0) return 1;
-  struct in_addr a;
-  return inet_pton(AF_INET, h, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
-}
-
 /* A WebSocket from a page of another site is refused (its Origin is not
  * this Host), and without invites the Host must name this machine: a page
  * elsewhere cannot read a loopback session through the user's browser,
@@ -357,7 +282,7 @@ static int s_upgrade_ok(ens__ws *ws, struct lws *wsi) {
   char uri[64], host[256], origin[300];
   if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) <= 0 || strcmp(uri, "/ws") != 0) return 0;
   if (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0) return 0;
-  if (ws->local_only && !s_host_local(host)) return 0;
+  if (ws->local_only && !ens__ws_host_local(host)) return 0;
   int on = lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN);
   if (on > 0) {
     const char *o = strstr(origin, "://");
@@ -368,11 +293,11 @@ static int s_upgrade_ok(ens__ws *ws, struct lws *wsi) {
 
 static int s_cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
   ens__ws *ws = lws_context_user(lws_get_context(wsi));
-  s_pss *pss = user;
+  ens__ws_pss *pss = user;
   switch (reason) {
   case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: return ws && s_upgrade_ok(ws, wsi) ? 0 : -1;
   case LWS_CALLBACK_ESTABLISHED: {
-    s_conn *c = calloc(1, sizeof *c);
+    ens__ws_conn *c = calloc(1, sizeof *c);
     if (!c) return -1;
     c->wsi = wsi;
     c->opened = ens__now_ms();
@@ -385,7 +310,7 @@ static int s_cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user
     return 0;
   }
   case LWS_CALLBACK_RECEIVE: {
-    s_conn *c = pss->conn;
+    ens__ws_conn *c = pss->conn;
     if (!c || c->close_wanted) return 0;
     if (!lws_frame_is_binary(wsi)) {
       s_refuse(ws, c, ENS_PERR_MALFORMED, "text message: the protocol is binary MessagePack");
@@ -415,10 +340,10 @@ static int s_cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user
     return 0;
   }
   case LWS_CALLBACK_SERVER_WRITEABLE: {
-    s_conn *c = pss->conn;
+    ens__ws_conn *c = pss->conn;
     if (!c) return -1;
     pthread_mutex_lock(&ws->mu);
-    s_out *o = c->out_head;
+    ens__ws_out *o = c->out_head;
     if (o) {
       c->out_head = o->next;
       if (!c->out_head) c->out_tail = NULL;
@@ -438,18 +363,18 @@ static int s_cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user
     return 0;
   }
   case LWS_CALLBACK_CLOSED: {
-    s_conn *c = pss->conn;
+    ens__ws_conn *c = pss->conn;
     if (!c) return 0;
     pss->conn = NULL;
     pthread_mutex_lock(&ws->mu);
-    for (s_conn **pp = &ws->conns; *pp; pp = &(*pp)->next)
+    for (ens__ws_conn **pp = &ws->conns; *pp; pp = &(*pp)->next)
       if (*pp == c) {
         *pp = c->next;
         break;
       }
     s_push_in(ws, ENS__WS_CLOSED, c->id, NULL, NULL, 0);
     pthread_mutex_unlock(&ws->mu);
-    for (s_out *o = c->out_head, *n; o; o = n) {
+    for (ens__ws_out *o = c->out_head, *n; o; o = n) {
       n = o->next;
       free(o);
     }
@@ -460,7 +385,7 @@ static int s_cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user
   case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
     if (!ws) return 0;
     pthread_mutex_lock(&ws->mu);
-    for (s_conn *c = ws->conns; c; c = c->next) {
+    for (ens__ws_conn *c = ws->conns; c; c = c->next) {
       if (!c->wsi) continue;
       if (c->out_head || c->close_wanted) lws_callback_on_writable(c->wsi);
       if (c->resume) {
@@ -474,64 +399,9 @@ static int s_cb_ws(struct lws *wsi, enum lws_callback_reasons reason, void *user
   }
 }
 
-static int s_http_reply(struct lws *wsi, unsigned status, const char *type, const char *body) {
-  size_t blen = strlen(body);
-  unsigned char head[LWS_PRE + 512], *start = head + LWS_PRE, *p = start, *end = head + sizeof head - 1;
-  if (lws_add_http_common_headers(wsi, status, type, blen, &p, end) ||
-      lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:", (const unsigned char *)"no-store", 8,
-                                  &p, end) ||
-      lws_finalize_write_http_header(wsi, start, &p, end))
-    return -1;
-  unsigned char *b = malloc(LWS_PRE + blen + 1);
-  if (!b) return -1;
-  memcpy(b + LWS_PRE, body, blen);
-  int w = lws_write(wsi, b + LWS_PRE, blen, LWS_WRITE_HTTP_FINAL);
-  free(b);
-  if (w < 0) return -1;
-  return lws_http_transaction_completed(wsi) ? -1 : 0;
-}
-
-static int s_cb_http(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
-  ens__ws *ws = lws_context_user(lws_get_context(wsi));
-  if (reason == LWS_CALLBACK_EVENT_WAIT_CANCELLED) return 0;
-  if (reason == LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION) return -1; /* a WebSocket without "ensemble" */
-  if (reason == LWS_CALLBACK_HTTP_FILE_COMPLETION) return lws_http_transaction_completed(wsi) ? -1 : 0;
-  if (reason != LWS_CALLBACK_HTTP) return lws_callback_http_dummy(wsi, reason, user, in, len);
-  if (!ws) return -1;
-  const char *url = in;
-  char host[256];
-  if (ws->local_only && (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0 || !s_host_local(host)))
-    return s_http_reply(wsi, HTTP_STATUS_FORBIDDEN, "text/plain", "this server answers only to this machine\n");
-  if (strcmp(url, "/status") == 0) {
-    if (s_required(ws)) { /* with invites the session's shape is for the invited only */
-      char buf[ENS_TOKEN_LEN + 16];
-      const char *tok = lws_get_urlarg_by_name(wsi, "token=", buf, sizeof buf);
-      unsigned char h[ENS__HASH_LEN];
-      if (tok) ens__invites_hash(tok, strlen(tok), h);
-      if (!tok || !ens__invites_find(ws->inv, h))
-        return s_http_reply(wsi, HTTP_STATUS_FORBIDDEN, "text/plain", "not authorised\n");
-    }
-    char body[256];
-    pthread_mutex_lock(&ws->mu);
-    snprintf(body, sizeof body, "%s", ws->status);
-    pthread_mutex_unlock(&ws->mu);
-    return s_http_reply(wsi, HTTP_STATUS_OK, "application/json", body);
-  }
-  char path[4096];
-  const char *type = NULL;
-  struct stat st;
-  if (ws->web_root && ens__ws_file_path(ws->web_root, url, path, sizeof path) == 0 &&
-      (type = ens__ws_content_type(path)) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-    int n = lws_serve_http_file(wsi, path, type, NULL, 0);
-    if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi))) return -1;
-    return 0;
-  }
-  return s_http_reply(wsi, HTTP_STATUS_NOT_FOUND, "text/plain", "not found\n");
-}
-
 static const struct lws_protocols s_protocols[] = {
-    {"http", s_cb_http, 0, 0, 0, NULL, 0},
-    {"ensemble", s_cb_ws, sizeof(s_pss), 64 * 1024, 0, NULL, 0},
+    {"http", ens__ws_http_cb, 0, 0, 0, NULL, 0},
+    {"ensemble", s_cb_ws, sizeof(ens__ws_pss), 64 * 1024, 0, NULL, 0},
     {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static void s_lws_log(int level, const char *line) {
@@ -591,13 +461,13 @@ int ens__ws_start(const ens_server_http_opts *opts, ens__ws **out) {
   char ep[300];
   snprintf(ep, sizeof ep, strchr(host, ':') ? "tcp://[%s]:%d" : "tcp://%s:%d", host[0] ? host : "*", port);
   int local = ens_endpoint_is_local(ep);
-  if (!s_required(ws) && !local && !opts->insecure) {
+  if (!ens__ws_invites_required(ws) && !local && !opts->insecure) {
     rc = ens__error(ENS_EINVAL,
                     "without invites HTTP listens only on this machine, not %s (invite someone first, or --insecure)",
                     opts->listen);
     goto done;
   }
-  ws->local_only = !s_required(ws) && local;
+  ws->local_only = !ens__ws_invites_required(ws) && local;
   if ((ws->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
     rc = ens__error(ENS_EIO, "eventfd: %s", strerror(errno));
     goto done;
@@ -653,7 +523,7 @@ void ens__ws_free(ens__ws *ws) {
     for (int i = 0; i < 20; i++) {
       int queued = 0;
       pthread_mutex_lock(&ws->mu);
-      for (s_conn *c = ws->conns; c; c = c->next) queued |= c->out_head != NULL;
+      for (ens__ws_conn *c = ws->conns; c; c = c->next) queued |= c->out_head != NULL;
       pthread_mutex_unlock(&ws->mu);
       if (!queued) break;
       lws_cancel_service(ws->ctx);
@@ -664,7 +534,7 @@ void ens__ws_free(ens__ws *ws) {
     pthread_join(ws->thread, NULL);
   }
   if (ws->ctx) lws_context_destroy(ws->ctx); /* closes connections: CLOSED for each */
-  for (s_in *in = ws->in_head, *n; in; in = n) {
+  for (ens__ws_in *in = ws->in_head, *n; in; in = n) {
     n = in->next;
     free(in->ev.data);
     free(in);
