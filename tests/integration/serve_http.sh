@@ -133,8 +133,13 @@ else
     fail "with invites, /status with a token answers any Host"
 fi
 kill "$PID" 2>/dev/null
-wait "$PID" 2>/dev/null
+wait "$PID"
+st=$?
 PID=
+checks=$((checks + 1))
+[ "$st" -eq 0 ] || fail "serve --http with invites exited $st on SIGTERM"
+grep -q -e 'Sanitizer' -e 'runtime error:' "$TMP/serve.err" && fail "a sanitizer report from serve" &&
+  sed 's/^/    | /' "$TMP/serve.err" | head -n 20 >&2
 for f in serve.out serve.err; do
   grep -q -F "$token" "$TMP/$f" && fail "the token is in serve's $f"
   grep -q -F "$bob" "$TMP/$f" && fail "a revoked token is in serve's $f"
@@ -160,8 +165,11 @@ else
   fail "serve --http without invites printed no web address"
 fi
 kill "$PID" 2>/dev/null
-wait "$PID" 2>/dev/null
+wait "$PID"
+st=$?
 PID=
+[ "$st" -eq 0 ] || fail "serve --http without invites exited $st on SIGTERM"
+grep -q -e 'Sanitizer' -e 'runtime error:' "$TMP/serve.err" && fail "a sanitizer report from serve"
 
 echo "serve_http: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]
