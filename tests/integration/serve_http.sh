@@ -146,6 +146,33 @@ for f in serve.out serve.err; do
 done
 checks=$((checks + 1))
 
+# --- with --keys DIR, the invites file is DIR/invites by default
+if run "keygen" 0 "$BIN" keygen "$TMP/srv-keys" && run "keygen for a client" 0 "$BIN" keygen "$TMP/cli-keys"; then
+  printf '%s alice\n' "$(cat "$TMP/cli-keys/ensemble.pub")" >"$TMP/authorized"
+  run "invite --keys" 0 "$BIN" invite --keys "$TMP/srv-keys" dora
+  dora=$(sed -n 's/^token //p' "$TMP/out")
+  "$BIN" serve --bind tcp://127.0.0.1:0 --keys "$TMP/srv-keys" --authorized-keys "$TMP/authorized" \
+    --http 127.0.0.1:0 --web-root "$TMP/web" "$TMP/d.svg" >"$TMP/serve.out" 2>"$TMP/serve.err" &
+  PID=$!
+  deadline=$(($(date +%s) + WAIT))
+  while ! grep -q '^web ' "$TMP/serve.out" 2>/dev/null; do
+    kill -0 "$PID" 2>/dev/null || break
+    [ "$(date +%s)" -ge "$deadline" ] && break
+    sleep 0.05
+  done
+  PORT=$(sed -n 's|^web http://127.0.0.1:\([0-9]*\)/$|\1|p' "$TMP/serve.out")
+  checks=$((checks + 1))
+  if [ -n "$PORT" ]; then
+    [ "$(get /status)" = 403 ] || fail "with --keys DIR, DIR/invites is not used"
+    [ "$(get "/status?token=$dora")" = 200 ] || fail "with --keys DIR, DIR/invites' token is refused"
+  else
+    fail "serve --keys --http printed no web address"
+  fi
+  kill "$PID" 2>/dev/null
+  wait "$PID" 2>/dev/null
+  PID=
+fi
+
 # --- without invites: loopback, and the Host must be this machine
 "$BIN" serve --bind tcp://127.0.0.1:0 --http 127.0.0.1:0 --web-root "$TMP/web" "$TMP/d.svg" \
   >"$TMP/serve.out" 2>"$TMP/serve.err" &
