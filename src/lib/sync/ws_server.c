@@ -137,9 +137,13 @@ int ens__ws_send(ens__ws *ws, const void *rid, size_t rid_len, const void *data,
   if (!ens__ws_is_rid(rid, rid_len)) return ENS_EINVAL;
   pthread_mutex_lock(&ws->mu);
   ens__ws_conn *c = s_conn_find(ws, s_rid_id(rid));
+  /* a queue that held something already has its writer coming (the lws
+   * thread asks for another turn while it finds more): only the first
+   * message needs the wakeup, one system call rather than one each */
+  int first = c && !c->out_head;
   int rc = !c || c->close_wanted ? ENS_EIO : s_queue(c, data, len);
   pthread_mutex_unlock(&ws->mu);
-  if (rc == 0) lws_cancel_service(ws->ctx);
+  if (rc == 0 && first) lws_cancel_service(ws->ctx);
   return rc;
 }
 
