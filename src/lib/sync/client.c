@@ -861,6 +861,11 @@ int ens__session_tick(ens_session *s, int64_t now_ms) {
   return 0;
 }
 
+void ens__session_link_lost(ens_session *s, const char *why, int64_t now_ms) {
+  s->now = now_ms;
+  if (s->linked) s_drop(s, why);
+}
+
 const ens__pending *ens__session_queue(const ens_session *s) { return &s->pend; }
 
 /* --- the user's side -------------------------------------------------------------- */
