@@ -66,6 +66,10 @@ int cli_cmd_import(int argc, char **argv);
 int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path, const char *out, int timeout_s,
                     int quiet);
 
+/* The web client's files for serve --http and demo --http without
+ * --web-root (webroot.c), in buf. */
+const char *cli_web_root(char *buf, size_t cap);
+
 /* --- options ---------------------------------------------------------------
  * Each command describes itself once in a cli_spec; the parser and the
  * --help text both come from it, so the usage can never miss an option. */

@@ -4,13 +4,11 @@
  * checkpoint and when it stops (SIGINT, SIGTERM), and continues the same
  * document and sequence when restarted on the same store; serve_file.c
  * keeps FILE safe across those starts and stops. */
-#define _DEFAULT_SOURCE /* realpath */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "serve_file.h"
@@ -61,22 +59,6 @@ static void s_log(const char *line, void *user) {
   fprintf(stderr, "ensemble serve: %s\n", line);
 }
 
-/* The web client's files: web/ beside the program (the build tree), else
- * the installed share/ensemble/web. */
-static const char *s_web_root(char *buf, size_t cap) {
-  struct stat st;
-  char *self = realpath("/proc/self/exe", NULL);
-  if (self) {
-    char *slash = strrchr(self, '/');
-    if (slash) *slash = '\0';
-    snprintf(buf, cap, "%s/web", self);
-    free(self);
-    if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) return buf;
-  }
-  snprintf(buf, cap, "%s", ENS_DATA_DIR "/web");
-  return buf;
-}
-
 int cli_cmd_serve(int argc, char **argv) {
   /* before anything exists on disk: a signal during the start only asks
    * for a stop, which comes once the store and FILE agree */
@@ -106,7 +88,7 @@ int cli_cmd_serve(int argc, char **argv) {
     snprintf(invites_buf, sizeof invites_buf, "%s/invites", keydir);
     invites = invites_buf;
   }
-  if (http && !webroot) webroot = s_web_root(root_buf, sizeof root_buf);
+  if (http && !webroot) webroot = cli_web_root(root_buf, sizeof root_buf);
   if (http) {
     const char *colon = strrchr(http, ':');
     char *end = NULL;

@@ -3,7 +3,8 @@
 # invites file (mode 0600, hashes only), --list and --revoke, exit codes;
 # serve's web address, the web client's files, /status with and without a
 # token, the refusal of a public address without invites, and no token in
-# anything serve prints. (Browsers joining are tests/integration/test_ws.c.)
+# anything serve prints; demo --http. (Browsers joining are
+# tests/integration/test_ws.c.)
 # CTest runs it as `serve_http.sh /path/to/build/ensemble`.
 set -u
 
@@ -197,6 +198,29 @@ st=$?
 PID=
 [ "$st" -eq 0 ] || fail "serve --http without invites exited $st on SIGTERM"
 grep -q -e 'Sanitizer' -e 'runtime error:' "$TMP/serve.err" && fail "a sanitizer report from serve"
+
+# --- demo --http: the page's address, the live session behind it
+"$BIN" demo --http 127.0.0.1:0 --seconds 3 --out "$TMP/demo-final.sfd" >"$TMP/demo.out" 2>"$TMP/demo.err" &
+PID=$!
+deadline=$(($(date +%s) + WAIT))
+while ! grep -q '^  watch ' "$TMP/demo.out" 2>/dev/null; do
+  kill -0 "$PID" 2>/dev/null || break
+  [ "$(date +%s)" -ge "$deadline" ] && break
+  sleep 0.05
+done
+PORT=$(sed -n 's|^  watch    http://127.0.0.1:\([0-9]*\)/ .*|\1|p' "$TMP/demo.out")
+checks=$((checks + 1))
+if [ -n "$PORT" ]; then
+  [ "$(get /status)" = 200 ] && grep -q '"kind":"sfd","clients":[1-9]' "$TMP/body" ||
+    fail "demo --http's /status: $(cat "$TMP/body")"
+else
+  fail "demo --http printed no address"
+  sed 's/^/    | /' "$TMP/demo.out" "$TMP/demo.err" >&2
+fi
+wait "$PID"
+st=$?
+PID=
+[ "$st" -eq 0 ] || fail "demo --http exited $st"
 
 echo "serve_http: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

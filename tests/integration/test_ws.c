@@ -512,6 +512,22 @@ static void test_browser_and_zeromq_converge(void **state) {
                 (unsigned long long)ens_server_head(w.srv));
   assert_true(wa > 100 && za > 100);
 
+  /* a transaction of 600 KB: many WebSocket fragments each way */
+  {
+    static char big[600 * 1024];
+    memset(big, 'q', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    const ens_obj *root = ens_doc_root(ens_session_doc(a.s));
+    int rejected = a.rejected, acked = a.acked;
+    ens_txn *t = ens_txn_new("a large value", NULL);
+    assert_int_equal(ens_txn_set(t, ens_obj_id(ens_obj_child(root, 0)), "name", ens_str(big)), 0);
+    assert_int_equal(ens_session_commit(a.s, t), 0);
+    ens_txn_free(t);
+    s_converge(&w, z, &a);
+    assert_int_equal(a.rejected, rejected); /* it went through, whole */
+    assert_int_equal(a.acked, acked + 1);
+  }
+
   /* presence and its pointer, from the browser to the ZeroMQ client */
   assert_int_equal(ens_session_set_pointer(a.s, 42.5, 7, 0), 0);
   int64_t deadline = ens__now_ms() + 5000;

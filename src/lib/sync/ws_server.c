@@ -239,8 +239,9 @@ static void s_tick(lws_sorted_usec_list_t *sul) {
 static void s_message(ens__ws *ws, ens__ws_conn *c) {
   const unsigned char *d = c->rx.data;
   size_t n = c->rx.len;
-  /* auth = [14, token]: a fixarray of 2 whose type is 14 */
-  int is_auth = n >= 2 && d[0] == 0x92 && d[1] == ENS_MSG_AUTH;
+  /* auth = [14, token, later additions...]: a fixarray of 2 or more
+   * whose type is 14 */
+  int is_auth = n >= 2 && (d[0] & 0xf0) == 0x90 && (d[0] & 0x0f) >= 2 && d[1] == ENS_MSG_AUTH;
   if (!c->authed && ens__ws_invites_required(ws)) {
     if (!is_auth || ens__msg_decode(d, n, &ws->msg) || ws->msg.type != ENS_MSG_AUTH) {
       s_log(ws, "a connection dropped: its first message is no valid auth");
