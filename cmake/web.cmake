@@ -64,3 +64,12 @@ endforeach()
 add_custom_target(ensemble_web ALL DEPENDS ${ENS_WEB_DIR}/ensemble.js ${ENS_WEB_DIR}/ensemble.wasm ${ENS_WEB_COPIES})
 install(DIRECTORY ${ENS_WEB_DIR}/ DESTINATION share/ensemble/web)
 set(ENS_WEB_BUILT ON)
+
+# The WebAssembly client against a real `ensemble serve --http` (node,
+# with the npm package ws that scripts/bootstrap installs in tests/web).
+find_program(ENS_NODE node)
+if(ENS_TESTS AND ENS_NODE)
+  add_test(NAME web_session COMMAND ${ENS_NODE} ${CMAKE_SOURCE_DIR}/tests/web/session.test.mjs ${CMAKE_BINARY_DIR}
+                                    ${CMAKE_SOURCE_DIR})
+  set_tests_properties(web_session PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180)
+endif()

@@ -23,9 +23,10 @@ function authMessage(token) {
 
 const clients = new Map(); // wasm handle -> EnsembleClient
 
-export async function loadEnsemble(baseUrl = new URL('.', import.meta.url).href) {
+// extra: options for the module (a test under node passes wasmBinary).
+export async function loadEnsemble(baseUrl = new URL('.', import.meta.url).href, extra = {}) {
   const { default: factory } = await import(new URL('ensemble.js', baseUrl).href);
-  const mod = await factory({ locateFile: (f) => new URL(f, baseUrl).href });
+  const mod = await factory({ locateFile: (f) => new URL(f, baseUrl).href, ...extra });
   mod.ensWire = (h, bytes) => {
     const c = clients.get(h);
     return c ? c._wire(bytes) : 1;
