@@ -69,7 +69,7 @@ set(ENS_WEB_BUILT ON)
 # with the npm package ws that scripts/bootstrap installs in tests/web).
 find_program(ENS_NODE node)
 if(ENS_TESTS AND ENS_NODE)
-  add_test(NAME web_session COMMAND ${ENS_NODE} ${CMAKE_SOURCE_DIR}/tests/web/session.test.mjs ${CMAKE_BINARY_DIR}
+  add_test(NAME wasm_client COMMAND ${ENS_NODE} ${CMAKE_SOURCE_DIR}/tests/web/session.test.mjs ${CMAKE_BINARY_DIR}
                                     ${CMAKE_SOURCE_DIR})
-  set_tests_properties(web_session PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180)
+  set_tests_properties(wasm_client PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 180)
 endif()
