@@ -235,6 +235,17 @@ export class EnsembleClient {
       ['number', 'string', 'number', 'number']), 'Remove point', 'point');
   }
 
+  // --- animation (addresses of ensemble/lottieedit.h: "[0].p")
+  lottieText() { return this._str('ensw_lottie_text', [this.h], ['number']); }
+  lottieMoveKeyframe(prop, t, newT) {
+    this._local(this._int('ensw_lottie_move_keyframe', [this.h, prop, t, newT],
+      ['number', 'string', 'number', 'number']), 'Move keyframe', 'move');
+  }
+  lottieShiftLayer(layer, dt) {
+    this._local(this._int('ensw_lottie_shift_layer', [this.h, layer, dt], ['number', 'string', 'number']),
+      'Shift layer', 'move');
+  }
+
   // --- the user's own undo
   undo() { return this._undo(0); }
   redo() { return this._undo(1); }

@@ -45,8 +45,10 @@ async function until(what, f, ms = 15000) {
 }
 
 const procs = [];
+const dirs = [];
 async function serve(file) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ensemble-web-'));
+  dirs.push(dir);
   const copy = path.join(dir, path.basename(file));
   fs.copyFileSync(file, copy);
   const p = spawn(path.join(build, 'ensemble'),
@@ -173,11 +175,41 @@ try {
   const u = fb.undo();
   check(u.done && fb.glyph(g2.name).width === g2.width + 7, 'Bo\'s undo takes back his last width only');
   await converged(sfd, [fa, fb], 'font after undo');
-  for (const c of [a, b, fa, fb]) c.close();
+
+  // --- an animation: two layers whose position has keyframes at 0 and 30
+  const layer = (ind, nm, x) => ({
+    ddd: 0, ind, ty: 4, nm, sr: 1, ip: 0, op: 60, st: 0, bm: 0,
+    ks: { o: { a: 0, k: 100 }, r: { a: 0, k: 0 }, a: { a: 0, k: [0, 0] }, s: { a: 0, k: [100, 100] },
+      p: { a: 1, k: [{ t: 0, s: [x, 20], i: { x: [0.5], y: [0.5] }, o: { x: [0.5], y: [0.5] } }, { t: 30, s: [x, 80] }] } },
+    shapes: [{ ty: 'rc', nm: 'Box', p: { a: 0, k: [0, 0] }, s: { a: 0, k: [20, 20] }, r: { a: 0, k: 0 } },
+      { ty: 'fl', nm: 'Fill', c: { a: 0, k: [1, 0, 0, 1] }, o: { a: 0, k: 100 } }],
+  });
+  const anim = { v: '5.7.0', fr: 30, ip: 0, op: 60, w: 100, h: 100, nm: 'two boxes', ddd: 0, assets: [],
+    layers: [layer(1, 'Red', 30), layer(2, 'Blue', 70)] };
+  const animFile = path.join(os.tmpdir(), `ensemble-web-anim-${process.pid}.json`);
+  fs.writeFileSync(animFile, JSON.stringify(anim, null, 1));
+  const lot = await serve(animFile);
+  fs.unlinkSync(animFile);
+  const la = client(lot, 'Ada', '#d03030');
+  const lb = client(lot, 'Bo', '#3050d0');
+  await until('both animation clients live', () => la.state === 'live' && lb.state === 'live');
+  check(la.kind() === 'lottie' && JSON.parse(la.lottieText()).layers.length === 2, `the client sees an animation (${la.kind()})`);
+  la.lottieMoveKeyframe('[0].p', 30, 45);
+  lb.lottieShiftLayer('[1]', 5);
+  await converged(lot, [la, lb], 'animation: a keyframe moved and a layer shifted at once');
+  const seen = JSON.parse(lb.lottieText());
+  check(seen.layers[0].ks.p.k[1].t === 45, `Bo sees Ada's keyframe at 45 (${seen.layers[0].ks.p.k[1].t})`);
+  check(seen.layers[1].ks.p.k[0].t === 5 && seen.layers[1].ks.p.k[1].t === 35, 'and his own layer shifted by 5');
+  const ua = la.undo();
+  await converged(lot, [la, lb], 'animation after Ada\'s undo');
+  check(ua.done && JSON.parse(lb.lottieText()).layers[0].ks.p.k[1].t === 30, 'her undo puts her keyframe back at 30');
+  for (const c of [a, b, fa, fb, la, lb]) c.close();
 } catch (e) {
   check(false, 'exception: ' + (e && e.stack ? e.stack : e));
 } finally {
   for (const p of procs) p.kill('SIGTERM');
+  await Promise.all(procs.map((p) => (p.exitCode !== null ? null : new Promise((r) => p.on('exit', r)))));
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 }
 console.log(failures ? `${failures} failed` : 'all passed');
 process.exit(failures ? 1 : 0);

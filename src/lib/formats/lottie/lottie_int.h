@@ -91,7 +91,11 @@ int ens__lj_build(ens_doc *doc, const char *text, size_t n);
  * most ENS_LOTTIE_MAX_FILE bytes, nothing after the stream); deflate at
  * level 9 (malloc'd, NUL after). Errors with "line 1, column 1: ". */
 #define ENS__LJ_CONTAINER "~container" /* root: "gzip" for a .tgs */
-int ens__lj_is_gzip(const void *data, size_t len);
+/* gzip's first bytes (inline, as ens__lj_is_zip). */
+static inline int ens__lj_is_gzip(const void *data, size_t len) {
+  const unsigned char *p = data;
+  return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
 int ens__lj_gunzip(const void *data, size_t len, char **out, size_t *out_len);
 int ens__lj_gzip(const unsigned char *in, size_t n, unsigned char **out, size_t *out_len);
 
