@@ -1545,7 +1545,11 @@ int ens_server_http(ens_server *s, const ens_server_http_opts *opts) {
   if (s->ws) return ens__error(ENS_EINVAL, "the server already listens on HTTP");
   if (s->running) return ens__error(ENS_EINVAL, "HTTP is started before the server's thread");
   if (!s->sock) return ens__error(ENS_EINVAL, "a detached server has no HTTP");
-  return ens__ws_start(opts, &s->ws);
+  int rc = ens__ws_start(opts, &s->ws);
+  /* /status holds the document from the first request on, not only after
+   * the server's first poll */
+  if (rc == 0) s_ws_status(s, ens__now_ms());
+  return rc;
 }
 
 int ens_server_http_port(const ens_server *s) { return s->ws ? ens__ws_port(s->ws) : 0; }
