@@ -23,7 +23,15 @@ const FONT = {
   ],
 };
 
-export async function loadEnsemble(base) { return { base }; }
+// #fontjson=URL: a font as {info, glyphs} JSON instead of the two built-in glyphs
+export async function loadEnsemble(base) {
+  const h = new URLSearchParams(location.hash.slice(1)), url = h.get('fontjson'), many = +h.get('many') || 0;
+  if (url) return { base, font: await (await fetch(url)).json() };
+  // #many=N: N glyphs, the built-in O's outline under the names g0 .. gN-1
+  if (many) return { base, font: { info: FONT.info, glyphs: Array.from({ length: many }, (_, i) =>
+    ({ ...FONT.glyphs[1], id: `1:${100 + i}`, name: `g${i}`, unicode: -1 })) } };
+  return { base, font: null };
+}
 
 export class EnsembleClient {
   constructor(mod, opts) {
@@ -33,7 +41,7 @@ export class EnsembleClient {
     this.cbs = { state: [], change: [], presence: [], dropped: [], rejected: [] };
     this.docKind = new URLSearchParams(location.hash.slice(1)).get('fake') || 'svg';
     this.svg = DRAWING;
-    this.font = JSON.parse(JSON.stringify(FONT));
+    this.font = mod.font || JSON.parse(JSON.stringify(FONT));
     this.people = [];
     this.undoResult = { done: true, skipped: 0, note: '' };
     window.fakeClient = this;

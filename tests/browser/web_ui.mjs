@@ -194,5 +194,20 @@ const clear = page => page.evaluate(() => { window.fakeClient.calls = []; });
   await page.close();
 }
 
+// --- a font of 6,000 glyphs: only the rows in view are in the DOM
+{
+  const page = await open('fake=sfd&many=6000');
+  const t0 = Date.now();
+  await page.evaluate(() => window.fakeClient.setState('live'));
+  await page.waitForSelector('#glyph-grid .cell[data-name="g0"]');
+  const opened = Date.now() - t0;
+  const n = await page.evaluate(() => ({ count: document.getElementById('glyph-grid').dataset.count, cells: document.querySelectorAll('.cell').length }));
+  check(n.count === '6000' && n.cells > 20 && n.cells < 400, `6,000 glyphs: ${n.cells} cells in the DOM (opened in ${opened} ms)`);
+  await page.evaluate(() => { const g = document.getElementById('glyph-grid'); g.scrollTop = g.scrollHeight; });
+  await page.waitForSelector('#glyph-grid .cell[data-name="g5999"]');
+  check(!(await page.$('#glyph-grid .cell[data-name="g0"]')), 'scrolled to the end: the last glyph is drawn, the first left the DOM');
+  await page.close();
+}
+
 await browser.close();
 finish();

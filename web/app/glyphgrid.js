@@ -1,8 +1,10 @@
-// The glyph grid: one cell per glyph in file order, drawn only when it scrolls into view, so a font
-// of thousands of glyphs opens at once.
+// The glyph grid: one cell per glyph in file order. Only the rows in view (and a few around them)
+// exist in the DOM, each cell drawn when it is created, so a font of thousands of glyphs opens at once.
 
 import { drawThumb } from './outline.js';
 import { others } from './presence.js';
+
+const CELL_W = 76, CELL_H = 94, PAD = 8, SPARE_ROWS = 2;
 
 export class GlyphGrid {
   constructor(client, host, onOpen) {
@@ -11,17 +13,14 @@ export class GlyphGrid {
     this.el = document.createElement('div');
     this.el.className = 'grid';
     this.el.id = 'glyph-grid';
+    this.inner = document.createElement('div');
+    this.inner.className = 'grid-inner';
+    this.el.append(this.inner);
     host.replaceChildren(this.el);
-    this.cells = new Map();          // name -> cell
-    this.visible = new Set();
-    this.observer = new IntersectionObserver(entries => {
-      for (const en of entries) {
-        const cell = en.target;
-        if (en.isIntersecting) { this.visible.add(cell); if (!cell.drawn) this.draw(cell); }
-        else this.visible.delete(cell);
-      }
-      this.drawnCount();
-    }, { root: this.el, rootMargin: '200px' });
+    this.cells = new Map();          // index -> cell element
+    this.drawn = 0;
+    this.el.addEventListener('scroll', () => this.layout());
+    window.addEventListener('resize', this.resizeHandler = () => this.layout(true));
     this.el.addEventListener('click', e => {
       const cell = e.target.closest('.cell');
       if (cell) this.onOpen(cell.dataset.name);
@@ -29,75 +28,94 @@ export class GlyphGrid {
     this.refresh();
   }
 
-  destroy() { this.observer.disconnect(); }
+  destroy() { window.removeEventListener('resize', this.resizeHandler); }
 
   refresh() {
     const glyphs = this.client.glyphs();
     this.info = this.client.fontInfo();
     const names = glyphs.map(g => g.name).join('\n');
+    this.glyphs = glyphs;
+    this.el.dataset.count = glyphs.length;
     if (names !== this.names) {
       this.names = names;
-      this.build(glyphs);
+      this.clear();
     } else {
-      // a change in a glyph: the cells on screen are redrawn, the others when they show up
-      for (const cell of this.cells.values()) cell.drawn = false;
-      for (const cell of this.visible) this.draw(cell);
+      // a change in some glyph: the cells in view are redrawn
+      for (const [i, cell] of this.cells) this.fill(cell, glyphs[i]);
     }
+    this.layout();
+  }
+
+  clear() {
+    this.inner.replaceChildren();
+    this.cells.clear();
+  }
+
+  // Creates the cells of the rows in view, drops the others.
+  layout(resized = false) {
+    const w = this.el.clientWidth || 800, h = this.el.clientHeight || 600;
+    const cols = Math.max(1, Math.floor((w - 2 * PAD) / CELL_W));
+    if (cols !== this.cols || resized) { this.cols = cols; this.clear(); }
+    const n = this.glyphs.length, rows = Math.ceil(n / cols);
+    this.inner.style.height = `${rows * CELL_H + 2 * PAD}px`;
+    const top = Math.max(0, Math.floor(this.el.scrollTop / CELL_H) - SPARE_ROWS);
+    const bottom = Math.min(rows, Math.ceil((this.el.scrollTop + h) / CELL_H) + SPARE_ROWS);
+    const from = top * cols, to = Math.min(n, bottom * cols);
+    for (const [i, cell] of this.cells) if (i < from || i >= to) { cell.remove(); this.cells.delete(i); }
+    const frag = document.createDocumentFragment(), fresh = [];
+    for (let i = from; i < to; i++) {
+      if (this.cells.has(i)) continue;
+      const cell = this.make(i);
+      this.cells.set(i, cell);
+      frag.append(cell);
+      fresh.push(i);
+    }
+    this.inner.append(frag);
+    for (const i of fresh) this.fill(this.cells.get(i), this.glyphs[i]);
+    this.el.dataset.drawn = this.drawn;
     this.drawPresence();
   }
 
-  build(glyphs) {
-    this.observer.disconnect();
-    this.cells.clear();
-    this.visible.clear();
-    const frag = document.createDocumentFragment();
-    for (const g of glyphs) {
-      const cell = document.createElement('div');
-      cell.className = 'cell';
-      cell.dataset.name = g.name;
-      cell.dataset.id = g.id;
-      cell.title = g.unicode >= 0 ? `${g.name} U+${g.unicode.toString(16).toUpperCase().padStart(4, '0')}` : g.name;
-      const canvas = document.createElement('canvas');
-      const label = document.createElement('span');
-      label.className = 'name';
-      label.textContent = g.name;
-      cell.append(canvas, label);
-      frag.append(cell);
-      this.cells.set(g.name, cell);
-    }
-    this.el.replaceChildren(frag);
-    for (const cell of this.cells.values()) this.observer.observe(cell);
+  make(i) {
+    const cell = document.createElement('div');
+    cell.className = 'cell';
+    cell.style.left = `${PAD + (i % this.cols) * CELL_W}px`;
+    cell.style.top = `${PAD + Math.floor(i / this.cols) * CELL_H}px`;
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 64;
+    const label = document.createElement('span');
+    label.className = 'name';
+    cell.append(canvas, label);
+    return cell;
   }
 
-  draw(cell) {
-    const g = this.client.glyph(cell.dataset.name);
-    if (g) drawThumb(cell.firstChild, g, this.info);
-    cell.drawn = true;
+  fill(cell, g) {
+    cell.dataset.name = g.name;
+    cell.dataset.id = g.id;
+    cell.title = g.unicode >= 0 ? `${g.name} U+${g.unicode.toString(16).toUpperCase().padStart(4, '0')}` : g.name;
+    cell.lastChild.textContent = g.name;
+    const full = this.client.glyph(g.name);
+    if (full) drawThumb(cell.firstChild, full, this.info);
+    this.drawn++;
   }
 
-  // for the benchmark and tests: how many cells have been drawn so far
-  drawnCount() {
-    let n = 0;
-    for (const c of this.cells.values()) if (c.drawn) n++;
-    this.el.dataset.drawn = n;
-    return n;
+  // Scrolls the grid so that NAME's cell exists and is in view; returns the cell or null.
+  reveal(name) {
+    const i = this.glyphs.findIndex(g => g.name === name);
+    if (i < 0) return null;
+    this.el.scrollTop = Math.max(0, Math.floor(i / this.cols) * CELL_H - CELL_H);
+    this.layout();
+    return this.cells.get(i) || null;
   }
 
   drawPresence() {
-    for (const cell of this.el.querySelectorAll('.cell.others')) {
-      cell.classList.remove('others');
-      cell.style.removeProperty('--who');
-      delete cell.dataset.who;
-    }
-    const byId = new Map(Array.from(this.cells.values(), c => [c.dataset.id, c]));
-    for (const p of others(this.client)) {
-      for (const id of p.selection || []) {
-        const cell = byId.get(String(id));
-        if (!cell) continue;
-        cell.classList.add('others');
-        cell.style.setProperty('--who', p.colour);
-        cell.dataset.who = p.name;
-      }
+    const who = new Map();
+    for (const p of others(this.client)) for (const id of p.selection || []) who.set(String(id), p);
+    for (const cell of this.cells.values()) {
+      const p = who.get(cell.dataset.id);
+      cell.classList.toggle('others', !!p);
+      if (p) { cell.style.setProperty('--who', p.colour); cell.dataset.who = p.name; }
+      else { cell.style.removeProperty('--who'); delete cell.dataset.who; }
     }
   }
 }

@@ -26,7 +26,7 @@ export function traceGlyph(ctx, contours, map) {
 // Draws a glyph filled into a small canvas cell, scaled to the font's ascent+descent.
 export function drawThumb(canvas, glyph, info) {
   const dpr = window.devicePixelRatio || 1;
-  const w = canvas.clientWidth || 64, h = canvas.clientHeight || 64;
+  const w = 64, h = 64;   // the cell's canvas size in CSS pixels (style.css); no layout read per cell
   canvas.width = Math.round(w * dpr);
   canvas.height = Math.round(h * dpr);
   const ctx = canvas.getContext('2d');
