@@ -2,7 +2,7 @@
 // mouse-up), delete, raise/lower, fill colour; others' selections and pointers on top.
 
 import { sanitizeSvg } from './sanitize.js';
-import { selectionBox, cursor, others } from './presence.js';
+import { selectionBox, cursor, others, onDocument } from './presence.js';
 
 export class DrawingView {
   constructor(client, host, onError) {
@@ -179,7 +179,7 @@ export class DrawingView {
           boxes.push(b);
         }
       }
-      if (p.pointer && String(p.pointer.ctx) === '0' && m && Number.isFinite(p.pointer.x)) {
+      if (p.pointer && onDocument(p.pointer) && m && Number.isFinite(p.pointer.x)) {
         const s = new DOMPoint(p.pointer.x, p.pointer.y).matrixTransform(m);
         const c = cursor(s.x - origin.left, s.y - origin.top, p.colour, p.name);
         c.dataset.site = p.site;

@@ -45,3 +45,9 @@ export function others(client) {
   const me = String(client.site());
   return (client.presence() || []).filter(p => String(p.site) !== me);
 }
+
+// A pointer's context 0 is the document itself (a drawing's pointers); ids cross as "site:counter".
+export function onDocument(pointer) {
+  const c = pointer && pointer.ctx;
+  return c === 0 || c === '0' || c === '0:0' || c === null || c === undefined;
+}
