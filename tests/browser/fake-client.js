@@ -27,6 +27,14 @@ const FONT = {
 export async function loadEnsemble(base) {
   const h = new URLSearchParams(location.hash.slice(1)), url = h.get('fontjson'), many = +h.get('many') || 0;
   if (url) return { base, font: await (await fetch(url)).json() };
+  // #svgurl=URL: that drawing, each element given an id as the real client does
+  const svgUrl = h.get('svgurl');
+  if (svgUrl) {
+    const d = new DOMParser().parseFromString(await (await fetch(svgUrl)).text(), 'image/svg+xml');
+    let k = 1;
+    for (const el of [d.documentElement, ...d.documentElement.querySelectorAll('*')]) el.setAttribute('data-ens-id', `1:${k++}`);
+    return { base, font: null, svg: new XMLSerializer().serializeToString(d) };
+  }
   // #many=N: N glyphs, the built-in O's outline under the names g0 .. gN-1
   if (many) return { base, font: { info: FONT.info, glyphs: Array.from({ length: many }, (_, i) =>
     ({ ...FONT.glyphs[1], id: `1:${100 + i}`, name: `g${i}`, unicode: -1 })) } };
@@ -40,7 +48,7 @@ export class EnsembleClient {
     this.calls = [];
     this.cbs = { state: [], change: [], presence: [], dropped: [], rejected: [] };
     this.docKind = new URLSearchParams(location.hash.slice(1)).get('fake') || 'svg';
-    this.svg = DRAWING;
+    this.svg = mod.svg || DRAWING;
     this.font = mod.font || JSON.parse(JSON.stringify(FONT));
     this.people = [];
     this.undoResult = { done: true, skipped: 0, note: '' };

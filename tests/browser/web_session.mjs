@@ -18,6 +18,9 @@ for (const f of ['web/index.html', 'web/ensemble-client.js', 'web/ensemble.wasm'
   if (!fs.existsSync(path.join(build, f))) { console.log(`skipped: no ${f} in the build (emscripten missing?)`); process.exit(77); }
 }
 
+const corpus = path.resolve(process.env.ENSEMBLE_CORPUS || path.join(src, '../shared/corpus'));
+const gridSvg = path.join(corpus, 'svg/librsvg/rsvg/tests/fixtures/reftests/adwaita/view-app-grid-symbolic.svg');
+if (!fs.existsSync(gridSvg)) { console.log(`skipped: no corpus drawing ${gridSvg}`); process.exit(77); }
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'web_session.'));
 const procs = [];
 let browser;
@@ -67,13 +70,13 @@ async function dragEl(page, id, dx, dy) {
 const elHtml = (page, id) => page.evaluate(id => document.querySelector(`#drawing [data-ens-id="${id}"]`)?.outerHTML ?? null, id);
 // the drawable elements of the page, in document order, without the root
 const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll('#drawing svg [data-ens-id]'))
-  .filter(e => ['path', 'rect', 'circle', 'ellipse', 'polygon'].includes(e.localName) && e.getBBox().width > 1)
-  .map(e => e.dataset.ensId));
+  .filter(e => ['path', 'rect', 'circle', 'ellipse', 'polygon'].includes(e.localName) && e.getBBox().width > 1 && (r => document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === e)(e.getBoundingClientRect()))
+  .map(e => e.getAttribute('data-ens-id')));
 
 // --- the drawing
 {
   const file = path.join(tmp, 'drawing.svg');
-  fs.copyFileSync(path.join(src, 'tests/resources/drawings/adwaita/daytime-sunset-symbolic.svg'), file);
+  fs.copyFileSync(gridSvg, file);
   const s = await serve(bin, file);
   procs.push(s.proc);
   const mirror = path.join(tmp, 'mirror.svg');
@@ -88,7 +91,7 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
         `presence: ${nameA} sees ${nameB} and ${nameB} sees ${nameA} in the top bar`);
 
   const ids = await shapes(A);
-  check(ids.length >= 4, `the drawing shows ${ids.length} shapes`);
+  check(ids.length >= 4, `the drawing shows ${ids.length} shapes one can click`);
   const [e1, e2, e3, e4] = ids;
 
   // selection and pointer of A seen in B's DOM
@@ -218,7 +221,7 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
 // --- tokens
 {
   const file = path.join(tmp, 'secret.svg');
-  fs.copyFileSync(path.join(src, 'tests/resources/drawings/adwaita/go-home-symbolic.svg'), file);
+  fs.copyFileSync(path.join(src, 'tests/resources/drawings/adwaita/daytime-sunset-symbolic.svg'), file);
   const invites = path.join(tmp, 'invites');
   const token = invite(bin, invites, 'alice');
   check(!!token, 'ensemble invite printed a token');

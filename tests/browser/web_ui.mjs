@@ -11,6 +11,8 @@ const build = process.argv[2];
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(build, 'web');
 if (!fs.existsSync(path.join(root, 'index.html'))) { console.error(`no ${root}/index.html: build first`); process.exit(1); }
+const corpus = path.resolve(process.env.ENSEMBLE_CORPUS || path.join(here, '../../../shared/corpus'));
+const GRID_SVG = 'svg/librsvg/rsvg/tests/fixtures/reftests/adwaita/view-app-grid-symbolic.svg';
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
 
 const browser = await launch();
@@ -20,8 +22,9 @@ async function open(hash) {
   await page.route('http://ensemble.test/**', route => {
     const p = new URL(route.request().url()).pathname;
     const file = p === '/ensemble-client.js' ? path.join(here, 'fake-client.js')
+      : p.startsWith('/corpus/') ? path.join(corpus, p.slice('/corpus/'.length))
       : path.join(root, p === '/' ? 'index.html' : p);
-    if (!file.startsWith(root) && !file.startsWith(here)) return route.fulfill({ status: 404 });
+    if (!file.startsWith(root) && !file.startsWith(here) && !file.startsWith(corpus)) return route.fulfill({ status: 404 });
     if (!fs.existsSync(file)) return route.fulfill({ status: 404 });
     route.fulfill({ body: fs.readFileSync(file), contentType: TYPES[path.extname(file)] || 'application/octet-stream' });
   });
@@ -135,6 +138,22 @@ const clear = page => page.evaluate(() => { window.fakeClient.calls = []; });
   check(tones[0].frequency === tones[2].frequency, 'the same kind of edit by another author: same pitch');
   await page.mouse.move(10, 10);
   await shot(page, build, 'ui-drawing');
+  await page.close();
+}
+
+// --- a corpus drawing, with a collaborator's selection and pointer
+if (!fs.existsSync(path.join(corpus, GRID_SVG))) console.log('corpus drawing skipped: no ' + path.join(corpus, GRID_SVG));
+else {
+  const page = await open('fake=svg&svgurl=/corpus/' + GRID_SVG);
+  await page.evaluate(() => window.fakeClient.setState('live'));
+  await page.waitForSelector('#drawing svg');
+  const shapes = await page.evaluate(() => Array.from(document.querySelectorAll('#drawing svg [data-ens-id]'))
+    .filter(e => ['path', 'rect', 'circle', 'ellipse', 'polygon'].includes(e.localName) && e.getBBox().width > 1 && (r => document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === e)(e.getBoundingClientRect())).map(e => e.getAttribute('data-ens-id')));
+  check(shapes.length === 9, `the corpus drawing shows its ${shapes.length} squares, each one can click`);
+  await page.click(`#drawing [data-ens-id="${shapes[0]}"]`);
+  await page.evaluate(id => window.fakeClient.setPeople([{ site: '2', name: 'Bob', colour: '#e0457b', selection: [id], pointer: { x: 12, y: 4, ctx: '0' } }]), shapes[1]);
+  await page.mouse.move(900, 600);
+  await shot(page, build, 'ui-drawing-real');
   await page.close();
 }
 

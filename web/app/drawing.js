@@ -59,7 +59,8 @@ export class DrawingView {
       this.onError(err.message);
       return;
     }
-    const existing = new Set(Array.from(root.querySelectorAll('[data-ens-id]'), el => el.dataset.ensId));
+    fitView(root);
+    const existing = new Set(Array.from(root.querySelectorAll('[data-ens-id]'), el => el.getAttribute('data-ens-id')));
     const kept = this.selected.filter(id => existing.has(id));
     this.stage.replaceChildren(root, this.overlay);
     if (kept.length !== this.selected.length) this.select(kept);
@@ -91,7 +92,7 @@ export class DrawingView {
     const hit = e.target.closest && e.target.closest('[data-ens-id]');
     // the root <svg> carries an id too; clicking the background clears the selection
     if (!hit || hit === this.svg) { this.select([]); return; }
-    const id = hit.dataset.ensId;
+    const id = hit.getAttribute('data-ens-id');
     let ids = this.selected;
     if (e.shiftKey) ids = ids.includes(id) ? ids.filter(x => x !== id) : [...ids, id];
     else if (!ids.includes(id)) ids = [id];
@@ -188,6 +189,14 @@ export class DrawingView {
     }
     this.overlay.replaceChildren(...boxes);
   }
+}
+
+// A drawing sized by width and height alone would not scale with the view: give the page's copy
+// the viewBox those imply (the document itself is not changed).
+function fitView(svg) {
+  if (svg.hasAttribute('viewBox')) return;
+  const w = parseFloat(svg.getAttribute('width')), h = parseFloat(svg.getAttribute('height'));
+  if (w > 0 && h > 0) svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
 }
 
 function round(v) { return Math.round(v * 100) / 100; }
