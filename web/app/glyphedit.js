@@ -153,10 +153,11 @@ export class GlyphEditor {
   at(e) { const r = this.canvas.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; }
 
   hitPoint(px, py) {
-    let best = null, bestD = HIT;
+    // of points on top of each other (a contour's closing point, a handle on its point) the first wins
+    let best = null, bestD = HIT + 0.01;
     this.glyph.contours.forEach((pts, c) => pts.forEach((p, i) => {
       const [x, y] = this.toPx(p.x, p.y), d = Math.hypot(x - px, y - py);
-      if (d <= bestD) { bestD = d; best = [c, i]; }
+      if (d < bestD) { bestD = d; best = [c, i]; }
     }));
     return best;
   }
