@@ -28,7 +28,7 @@ async function open(hash) {
     if (!fs.existsSync(file)) return route.fulfill({ status: 404 });
     route.fulfill({ body: fs.readFileSync(file), contentType: TYPES[path.extname(file)] || 'application/octet-stream' });
   });
-  await page.goto('http://ensemble.test/#token=T0KEN&doc=demo.svg&' + hash);
+  await page.goto('http://ensemble.test/#token=T0KEN&doc=demo.' + (hash.includes('sfd') ? 'sfd' : 'svg') + '&' + hash);
   await page.waitForFunction(() => window.fakeClient);
   return page;
 }
