@@ -55,7 +55,8 @@ export class EnsembleClient {
     this.blockedUntil = 0;
     this.state = 'connecting';
     this.everLive = false;
-    this.people = new Map(); // site -> presence
+    this.people = new Map(); // site -> a collaborator's presence
+    this.mySelection = [];
     this.cb = { state: [], change: [], presence: [], dropped: [], rejected: [] };
     this.timer = null;
   }
@@ -102,8 +103,10 @@ export class EnsembleClient {
     const s = this._int('ensw_state', [this.h], ['number']);
     if (s === 2) this._setState('failed');
     else if (s === 1) {
+      const first = !this.everLive;
       this.everLive = true;
       this._setState('live');
+      if (first) this._emit('presence', this.presence()); // this user is here now
     } else this._setState(this.everLive ? 'reconnecting' : 'connecting');
   }
 
@@ -257,12 +260,23 @@ export class EnsembleClient {
   }
 
   // --- presence
-  setSelection(ids) { this._int('ensw_set_selection', [this.h, ids.join(',')], ['number', 'string']); }
+  setSelection(ids) {
+    this.mySelection = [...ids];
+    this._int('ensw_set_selection', [this.h, ids.join(',')], ['number', 'string']);
+  }
   setPointer(x, y, ctx = '0:0') {
     this._int('ensw_set_pointer', [this.h, x, y, ctx], ['number', 'number', 'number', 'string']);
   }
   clearPointer() { this.mod.ccall('ensw_clear_pointer', null, ['number'], [this.h]); }
-  presence() { return [...this.people.values()]; }
+  // Everyone here, this user first (me: true, with the selection this page
+  // set), then the collaborators in the order they came.
+  presence() {
+    const self = {
+      site: this.site(), name: this.opts.name || '', colour: this.opts.colour || '#808080',
+      selection: this.mySelection, pointer: null, me: true,
+    };
+    return [self, ...[...this.people.values()].filter((p) => p.site !== self.site)];
+  }
 
   // Test hook: the socket closes and no new one opens for ms; edits go on
   // into the pending queue and are sent when it comes back.

@@ -111,6 +111,7 @@ try {
   });
   await until('each sees the other', () => a.presence().some((p) => p.name === 'Bo') && b.presence().some((p) => p.name === 'Ada'));
   check(a.presence().some((p) => p.name === 'Bo' && p.colour === '#3050d0'), 'presence: Ada sees Bo in his colour');
+  check(a.presence()[0].me && a.presence()[0].name === 'Ada' && a.presence().length === 2, 'presence lists Ada herself first, once');
 
   // both edit at once, a gesture on several elements being one transaction
   for (let i = 0; i < 10; i++) {
