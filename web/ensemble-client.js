@@ -219,9 +219,43 @@ export class EnsembleClient {
   // --- font
   glyphs() { return JSON.parse(this._str('ensw_glyphs', [this.h], ['number'])); }
   fontInfo() { return JSON.parse(this._str('ensw_font_info', [this.h], ['number'])); }
-  glyph(name) { return JSON.parse(this._str('ensw_glyph', [this.h, name], ['number', 'string'])); }
+  // A glyph as the page draws it: contours as lists of points, on-curve
+  // ({on: true}) and control points ({on: false}) in drawing order, as in
+  // a font editor; a closed contour's repeat of its first point left out.
+  // Each point says which SFD point it belongs to (sfd), the index the
+  // library's glyph edits take (ensemble/glyph.h).
+  glyph(name) {
+    const g = JSON.parse(this._str('ensw_glyph', [this.h, name], ['number', 'string']));
+    if (!g) return null;
+    g.outline = g.contours; // the SFD form: [{closed, points: [{x, y, c1?, c2?}]}]
+    g.contours = g.outline.map((c) => {
+      const pts = [];
+      const n = c.closed && c.points.length > 1 ? c.points.length - 1 : c.points.length;
+      c.points.forEach((p, k) => {
+        if (p.c1 && k > 0) {
+          pts.push({ x: p.c1[0], y: p.c1[1], on: false, sfd: k - 1 });
+          pts.push({ x: p.c2[0], y: p.c2[1], on: false, sfd: k < n ? k : 0 });
+        }
+        if (k < n) pts.push({ x: p.x, y: p.y, on: true, sfd: k });
+      });
+      return pts;
+    });
+    return g;
+  }
+  // [contour, i] of glyph(name).contours to the SFD point it belongs to
+  // (a control point moves with its own point: the library moves a point's
+  // control points with it).
+  _sfdPoints(name, pts) {
+    const g = this.glyph(name);
+    const out = new Map();
+    for (const [c, i] of pts) {
+      const p = g && g.contours[c] && g.contours[c][i];
+      if (p) out.set(`${c},${p.sfd}`, [c, p.sfd]);
+    }
+    return [...out.values()];
+  }
   glyphMovePoints(name, pts, dx, dy) {
-    const spec = pts.map(([c, i]) => `${c},${i}`).join(';');
+    const spec = this._sfdPoints(name, pts).map(([c, i]) => `${c},${i}`).join(';');
     this._local(this._int('ensw_glyph_move', [this.h, name, spec, dx, dy],
       ['number', 'string', 'string', 'number', 'number']), 'Move points', 'point');
   }
@@ -229,12 +263,20 @@ export class EnsembleClient {
     this._local(this._int('ensw_glyph_width', [this.h, name, Math.round(w)], ['number', 'string', 'number']),
       'Set width', 'width');
   }
+  // A corner point inserted before the point at index (of glyph(name).contours;
+  // a control point stands for the on-curve point its segment ends at).
   glyphAddPoint(name, contour, index, x, y) {
-    this._local(this._int('ensw_glyph_add_point', [this.h, name, contour, index, x, y],
+    const g = this.glyph(name);
+    const pts = (g && g.contours[contour]) || [];
+    let sfd = pts.slice(0, index).filter((p) => p.on).length;
+    if (sfd === 0 && g && g.outline[contour] && g.outline[contour].closed) sfd = g.outline[contour].points.length - 1;
+    this._local(this._int('ensw_glyph_add_point', [this.h, name, contour, sfd, x, y],
       ['number', 'string', 'number', 'number', 'number', 'number']), 'Add point', 'point');
   }
   glyphRemovePoint(name, contour, index) {
-    this._local(this._int('ensw_glyph_remove_point', [this.h, name, contour, index],
+    const [pt] = this._sfdPoints(name, [[contour, index]]);
+    if (!pt) throw new Error('Remove point: no such point');
+    this._local(this._int('ensw_glyph_remove_point', [this.h, name, contour, pt[1]],
       ['number', 'string', 'number', 'number']), 'Remove point', 'point');
   }
 

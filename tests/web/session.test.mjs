@@ -158,24 +158,33 @@ try {
   await until('both font clients live', () => fa.state === 'live' && fb.state === 'live');
   const glyphs = fa.glyphs();
   check(fa.kind() === 'sfd' && glyphs.length > 10, `the client sees a font, ${glyphs.length} glyphs`);
-  const outlined = glyphs.map((g) => fa.glyph(g.name)).filter((g) => g && g.contours.length && g.contours[0].points.length > 3);
+  const outlined = glyphs.map((g) => fa.glyph(g.name)).filter((g) => g && g.outline.length && g.outline[0].points.length > 3);
   check(outlined.length >= 2, `${outlined.length} glyphs with outlines`);
   const [g1, g2] = outlined;
   const info = fa.fontInfo();
   check(info.ascent > 0 && info.em > info.ascent, `metrics: ascent ${info.ascent}, em ${info.em}`);
+  // the page's indices: points in drawing order, control points included
+  const on1 = g1.contours[0].findIndex((p) => p.on && p.sfd === 1);
+  const on0 = g1.contours[0].findIndex((p) => p.on && p.sfd === 0);
+  check(on1 > on0 && g1.contours[0].filter((p) => p.on).length === g1.outline[0].points.length - (g1.outline[0].closed ? 1 : 0),
+    'glyph(): on-curve points in order, each SFD point once');
   for (let i = 0; i < 8; i++) {
-    fa.glyphMovePoints(g1.name, [[0, 1]], 5, 0);
+    fa.glyphMovePoints(g1.name, [[0, on1]], 5, 0);
     fb.glyphSetWidth(g2.name, g2.width + i + 1);
   }
-  fa.glyphAddPoint(g1.name, 0, 1, g1.contours[0].points[0].x + 1, g1.contours[0].points[0].y + 1);
+  fa.glyphAddPoint(g1.name, 0, on1, g1.outline[0].points[0].x + 1, g1.outline[0].points[0].y + 1);
   await converged(sfd, [fa, fb], 'font, concurrent point drags and widths');
   const after = fb.glyph(g1.name);
-  check(after.contours[0].points.length === g1.contours[0].points.length + 1, 'Bo sees Ada\'s added point');
-  check(Math.abs(after.contours[0].points[2].x - (g1.contours[0].points[1].x + 40)) < 1e-6, 'Bo sees her point moved 8 x 5');
+  check(after.outline[0].points.length === g1.outline[0].points.length + 1, 'Bo sees Ada\'s added point');
+  check(Math.abs(after.outline[0].points[2].x - (g1.outline[0].points[1].x + 40)) < 1e-6, 'Bo sees her point moved 8 x 5');
   check(fa.glyph(g2.name).width === g2.width + 8, 'Ada sees Bo\'s last width');
   const u = fb.undo();
   check(u.done && fb.glyph(g2.name).width === g2.width + 7, 'Bo\'s undo takes back his last width only');
   await converged(sfd, [fa, fb], 'font after undo');
+  const removeAt = fb.glyph(g1.name).contours[0].findIndex((p) => p.on && p.sfd === 1);
+  fb.glyphRemovePoint(g1.name, 0, removeAt);
+  await converged(sfd, [fa, fb], 'font after Bo removes the added point');
+  check(fa.glyph(g1.name).outline[0].points.length === g1.outline[0].points.length, 'Ada sees the point removed');
 
   // --- an animation: two layers whose position has keyframes at 0 and 30
   const layer = (ind, nm, x) => ({
