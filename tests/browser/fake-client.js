@@ -80,6 +80,10 @@ export class EnsembleClient {
   redo() { this.calls.push(['redo']); return { done: false, skipped: 0, note: '' }; }
 
   svgText() { return this.svg; }
+  svgIds() {
+    const d = new DOMParser().parseFromString(this.svg, 'image/svg+xml');
+    return [d.documentElement, ...d.documentElement.querySelectorAll('*')].map(e => e.getAttribute('data-ens-id'));
+  }
   edit(name, ...args) { this.calls.push([name, ...args]); this.changed({ local: true, site: '1', kind: 'other' }); }
   svgTranslate(ids, dx, dy) { this.edit('svgTranslate', ids, dx, dy); }
   svgDelete(ids) {

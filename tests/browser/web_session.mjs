@@ -61,6 +61,7 @@ async function converged(web, pages, ms = 20000) {
 
 async function dragEl(page, id, dx, dy) {
   const b = await page.locator(`#drawing [data-ens-id="${id}"]`).boundingBox();
+  if (!b) throw new Error(`element ${id} is not in the page; the view says: ${await page.textContent('#view')}`);
   const x = b.x + b.width / 2, y = b.y + b.height / 2;
   await page.mouse.move(x, y);
   await page.mouse.down();
@@ -142,9 +143,9 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
   const undo = await A.evaluate(() => window.ensembleTest.lastUndo);
   const note = await A.textContent('#undo-note');
   c = await converged(s.web, [A, B]);
-  const fill = await B.evaluate(id => document.querySelector(`#drawing [data-ens-id="${id}"]`).getAttribute('fill'), e3);
+  const fill = await B.evaluate(id => getComputedStyle(document.querySelector(`#drawing [data-ens-id="${id}"]`)).fill, e3);
   check(undo && undo.skipped >= 1 && note.length > 0, `A's undo reports the skip: ${JSON.stringify(undo)}, note "${note}"`);
-  check(c.ok && /445566/i.test(fill || ''), `B's newer colour stays (${fill})`);
+  check(c.ok && /445566|rgb\(68, 85, 102\)/i.test(fill || ''), `B's newer colour stays (${fill})`);
 
   // A cut off for 5 s while it keeps editing
   const seenByB = await Promise.all([e3, e4].map(id => elHtml(B, id)));
@@ -234,7 +235,11 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
   check(seen.kind === null && seen.els === 0 && seen.state !== 'live', 'a wrong token gets nothing of the document: ' + JSON.stringify(seen));
   const good = await openPage(s.web, 'token=' + token);
   check(await live(good), 'a valid token joins');
-  check((await good.textContent('#people li.me .person-name')) === 'alice', 'the invite\'s name is the person\'s name');
+  const bobToken = invite(bin, invites, 'bob');
+  const other = await openPage(s.web, 'token=' + bobToken);
+  check(await live(other), 'a second invite joins');
+  check(await until(async () => (await other.evaluate(() => window.ensembleTest.presenceNames())).includes('alice'), 5000),
+        'the others see the person by the invite\'s name (alice), whatever the page calls itself');
   invite(bin, invites, 'alice', true);
   check(await until(() => good.evaluate(() => window.ensembleTest.state() !== 'live'), 5000), 'a revoked token is dropped from the live session');
   await shot(good, build, 'session-revoked');

@@ -25,13 +25,21 @@ function clean(el) {
     el.remove();
 }
 
-// Returns an <svg> element adopted into `doc`, or throws with the parser's message.
-export function sanitizeSvg(text, doc = document) {
+// Returns an <svg> element adopted into `doc`, or throws with the parser's message. ids: the
+// document's element ids in document order (client.svgIds()), set as data-ens-id before anything
+// is removed, so that each DOM element names its object in the session's document.
+export function sanitizeSvg(text, doc = document, ids = null) {
   const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
   const err = parsed.querySelector('parsererror');
   if (err) throw new Error('the drawing could not be read: ' + err.textContent.slice(0, 200));
   const root = parsed.documentElement;
   if (root.localName !== 'svg') throw new Error('the drawing is not SVG');
+  if (ids) {
+    const all = [root, ...root.querySelectorAll('*')];
+    if (all.length !== ids.length)
+      throw new Error(`the drawing has ${all.length} elements where the document has ${ids.length}`);
+    all.forEach((el, i) => el.setAttribute('data-ens-id', ids[i]));
+  }
   clean(root);
   return doc.importNode(root, true);
 }
