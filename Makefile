@@ -20,8 +20,12 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The demo's session is served to browsers too: it prints the page's
+# address, and lasts long enough to open it (make demo DEMO_SECONDS=5).
+DEMO_HTTP ?= 127.0.0.1:0
+DEMO_SECONDS ?= 30
 demo: bootstrap build
-	./$(BUILD)/ensemble demo
+	./$(BUILD)/ensemble demo --http $(DEMO_HTTP) --seconds $(DEMO_SECONDS)
 
 test: bootstrap test-normal test-asan
 

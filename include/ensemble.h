@@ -20,6 +20,7 @@
 #include "ensemble/format.h"
 #include "ensemble/render.h"
 #include "ensemble/session.h"
+#include "ensemble/invite.h"
 #include "ensemble/mirror.h"
 #include "ensemble/changes.h"
 #include "ensemble/repo.h"

@@ -8,6 +8,7 @@
 #ifndef ENSEMBLE_SESSION_H
 #define ENSEMBLE_SESSION_H
 
+#include "invite.h"
 #include "undo.h"
 
 #ifdef __cplusplus
@@ -199,6 +200,30 @@ int ens_server_shutdown(ens_server *server);
  * know), then frees everything and closes the store. */
 void ens_server_free(ens_server *server);
 
+/* Browsers (docs/protocol.md, "WebSocket"): HTTP on listen serves the web
+ * client's files from web_root at /, the session at /ws (WebSocket,
+ * subprotocol "ensemble", one binary message per protocol message) and
+ * GET /status. With an invites file that lists anyone, a browser's first
+ * message must carry a valid token (ens_invite_add), whose name becomes
+ * the browser's; the file is read again when it changes, and connections
+ * of a revoked token are dropped. Without invites, listen must be local to
+ * the machine unless insecure is set. */
+typedef struct {
+  const char *listen;     /* "ADDR:PORT" or "[ADDR]:PORT"; port 0: the kernel chooses */
+  const char *cert, *key; /* PEM files: TLS (https, wss); both or neither */
+  const char *web_root;   /* the web client's files; NULL: only /ws and /status */
+  const char *invites;    /* the invites file; NULL: none */
+  int insecure;
+} ens_server_http_opts;
+
+/* Starts the HTTP endpoint beside the server's ZeroMQ one (once, before
+ * the server's first poll; its own thread). 0 or ENS_EINVAL (bad
+ * options), ENS_EIO (cannot bind, certificate unreadable), ENS_EDECODE (a
+ * malformed invites file). */
+int ens_server_http(ens_server *server, const ens_server_http_opts *opts);
+/* The HTTP port bound, 0 without HTTP. */
+int ens_server_http_port(const ens_server *server);
+
 /* --- client ----------------------------------------------------------------- */
 
 typedef struct ens_session ens_session;
@@ -245,6 +270,12 @@ typedef struct {
   /* LANDED: the transaction as it applied here (borrowed for the callback),
    * so that a host can tell who changed what */
   const ens_txn *txn;
+  /* JOINED, PRESENCE: where the collaborator points, when has_pointer:
+   * pointer_x, pointer_y in the coordinates of pointer_ctx, the object
+   * they are in (a glyph, say; 0: the document) */
+  int has_pointer;
+  double pointer_x, pointer_y;
+  ens_id pointer_ctx;
 } ens_session_event;
 
 typedef void (*ens_session_event_fn)(ens_session *session, const ens_session_event *event, void *user);
@@ -300,6 +331,13 @@ int ens_session_redo(ens_session *session, ens_undo_report *report);
 
 /* This user's selection, relayed to the others. */
 int ens_session_set_selection(ens_session *session, const ens_id *ids, size_t count);
+/* Where this user points (x, y in the coordinates of ctx, an object such
+ * as a glyph, or 0 for the document), relayed to the others with the
+ * selection. Pointers move often: the latest point goes out at the next
+ * poll, not every one. ENS_EINVAL for a coordinate that is not finite.
+ * Clearing says the pointer left (the others see none). */
+int ens_session_set_pointer(ens_session *session, double x, double y, ens_id ctx);
+void ens_session_clear_pointer(ens_session *session);
 
 int ens_session_is_live(const ens_session *session); /* joined and caught up */
 uint64_t ens_session_seq(const ens_session *session); /* last seq applied */

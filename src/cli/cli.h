@@ -39,6 +39,7 @@ int cli_cmd_render(int argc, char **argv);
 int cli_cmd_diff(int argc, char **argv);
 int cli_cmd_help(int argc, char **argv);
 int cli_cmd_keygen(int argc, char **argv);
+int cli_cmd_invite(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_watch(int argc, char **argv);
 int cli_cmd_join(int argc, char **argv);
@@ -64,6 +65,10 @@ int cli_cmd_import(int argc, char **argv);
  * prints nothing on success. */
 int cli_diff_visual(const char *cmd, const char *old_path, const char *new_path, const char *out, int timeout_s,
                     int quiet);
+
+/* The web client's files for serve --http and demo --http without
+ * --web-root (webroot.c), in buf. */
+const char *cli_web_root(char *buf, size_t cap);
 
 /* --- options ---------------------------------------------------------------
  * Each command describes itself once in a cli_spec; the parser and the

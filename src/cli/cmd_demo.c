@@ -43,6 +43,7 @@ static const cli_option s_options[] = {
     {"seed", 0, "N", "seed of the collaborators' choices (default 1)"},
     {"json", 0, NULL, "print the report as one JSON object instead of text"},
     {"quiet", 'q', NULL, "no progress line, only the report"},
+    {"http", 0, "ADDR:PORT", "also serve the session to browsers (this machine only): prints the page's address"},
     {0}};
 
 static const cli_spec s_spec = {
@@ -58,7 +59,9 @@ static const cli_spec s_spec = {
     "When the time is up, every replica must catch up with the server and hold\n"
     "the same document: the report ends with 'converged' (exit 0) or names the\n"
     "replica that differs (exit 1). The final font is written atomically to\n"
-    "the --out file and read back.",
+    "the --out file and read back. With --http, the session is also served to\n"
+    "browsers on this machine (the web client, as serve --http does) and the\n"
+    "page's address is printed before the editing starts.",
     s_options, 0, 0};
 
 static const char *const s_names[MAX_CLIENTS] = {"Ada", "Bram", "Chen", "Dana", "Eli", "Fay", "Gus", "Hana"};
@@ -76,7 +79,7 @@ static void s_on_signal(int sig) {
 
 typedef struct {
   /* options */
-  const char *font, *out;
+  const char *font, *out, *http;
   double seconds, rate;
   int clients, json, quiet;
   uint64_t seed;
@@ -247,6 +250,11 @@ static int s_host(s_demo *d) {
   o.store_path = d->store;
   o.initial = d->doc;
   if (ens_server_new(&o, &d->srv)) return cli_fail("demo", "hosting the session: %s", ens_error_last());
+  if (d->http) {
+    char root[4096];
+    ens_server_http_opts h = {d->http, NULL, NULL, cli_web_root(root, sizeof root), NULL, 0};
+    if (ens_server_http(d->srv, &h)) return cli_fail("demo", "serving browsers: %s", ens_error_last());
+  }
   if (ens_server_start(d->srv)) return cli_fail("demo", "starting the server thread: %s", ens_error_last());
   if (!(d->zctx = zmq_ctx_new())) return cli_fail("demo", "a ZeroMQ context: %s", zmq_strerror(errno));
   for (int k = 0; k < d->clients; k++) {
@@ -413,7 +421,13 @@ static int s_run(s_demo *d) {
   }
   if (s_host(d)) return CLI_FAIL;
   if (!d->json) {
-    printf("  server   %s, log in %s (removed at the end)\n\n", ens_server_endpoint(d->srv), d->dir);
+    printf("  server   %s, log in %s (removed at the end)\n", ens_server_endpoint(d->srv), d->dir);
+    if (d->http) {
+      const char *colon = strrchr(d->http, ':');
+      printf("  watch    http://%.*s:%d/ in a browser while they edit\n", (int)(colon - d->http),
+             colon == d->http ? "127.0.0.1" : d->http, ens_server_http_port(d->srv));
+    }
+    printf("\n");
   }
   fflush(stdout);
 
@@ -519,6 +533,7 @@ int cli_cmd_demo(int argc, char **argv) {
   d.out = cli_opt(&s_spec, &args, "out");
   d.json = cli_opt(&s_spec, &args, "json") != NULL;
   d.quiet = cli_opt(&s_spec, &args, "quiet") != NULL;
+  d.http = cli_opt(&s_spec, &args, "http");
   d.tty = isatty(STDERR_FILENO);
   if (s_check_out(d.out ? d.out : DEMO_OUT, !d.out)) return CLI_FAIL;
   if (!d.out) d.out = DEMO_OUT;

@@ -5,6 +5,7 @@
  * document and sequence when restarted on the same store; serve_file.c
  * keeps FILE safe across those starts and stops. */
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,12 @@ static const cli_option s_options[] = {
     {"log-keep", 0, "N", "log entries kept behind a checkpoint for clients catching up (default 10000)"},
     {"keys", 'k', "DIR", "the server's key pair (ensemble keygen DIR): sessions are encrypted"},
     {"authorized-keys", 'a', "FILE", "the client keys let in, \"PUBLICKEY name\" per line (with --keys)"},
-    {"insecure", 0, NULL, "without keys, bind beyond this machine anyway (unencrypted, anyone may join)"},
+    {"insecure", 0, NULL, "without keys (or invites), bind beyond this machine anyway (anyone may join)"},
+    {"http", 0, "ADDR:PORT", "also serve browsers: the web client, WebSocket at /ws, GET /status"},
+    {"cert", 0, "PEM", "TLS certificate for --http (https, wss; with --key)"},
+    {"key", 0, "PEM", "its private key"},
+    {"web-root", 0, "DIR", "the web client's files (default: beside the program, or its install)"},
+    {"invites", 'i', "FILE", "browsers need an invite from FILE (ensemble invite; default KEYS/invites)"},
     {"quiet", 'q', NULL, "do not log clients joining, leaving and dropped"},
     {0}};
 
@@ -38,7 +44,13 @@ static const cli_spec s_spec = {
     "name. Without keys the server binds only to this machine (127.0.0.1,\n"
     "[::1], localhost, ipc://) unless --insecure is given. Prints the endpoint\n"
     "it listens on (and its public key) as its first line; clients joining,\n"
-    "leaving and dropped, and refused connections, go to stderr.",
+    "leaving and dropped, and refused connections, go to stderr.\n"
+    "With --http, browsers join the same session at http://ADDR:PORT/ (https\n"
+    "with --cert and --key). When the invites file lists anyone, a browser\n"
+    "needs a token from it (ensemble invite NAME: a link #token=...), and a\n"
+    "revoked one is dropped within a second; without invites, --http binds\n"
+    "only to this machine unless --insecure is given. The second line printed\n"
+    "is the web address.",
     s_options, 1, 1};
 
 
@@ -63,6 +75,48 @@ int cli_cmd_serve(int argc, char **argv) {
   const char *authfile = cli_opt(&s_spec, &args, "authorized-keys");
   int insecure = cli_opt(&s_spec, &args, "insecure") != NULL;
   int quiet = cli_opt(&s_spec, &args, "quiet") != NULL;
+  const char *http = cli_opt(&s_spec, &args, "http");
+  const char *cert = cli_opt(&s_spec, &args, "cert");
+  const char *certkey = cli_opt(&s_spec, &args, "key");
+  const char *webroot = cli_opt(&s_spec, &args, "web-root");
+  const char *invites = cli_opt(&s_spec, &args, "invites");
+  if (!http && (cert || certkey || webroot || invites))
+    return cli_usage_error(&s_spec, "--cert, --key, --web-root and --invites go with --http");
+  if (!cert != !certkey) return cli_usage_error(&s_spec, "--cert and --key go together");
+  char invites_buf[PATH_MAX], root_buf[PATH_MAX];
+  if (http && !invites && keydir) {
+    snprintf(invites_buf, sizeof invites_buf, "%s/invites", keydir);
+    invites = invites_buf;
+  }
+  if (http && !webroot) webroot = cli_web_root(root_buf, sizeof root_buf);
+  if (http) {
+    const char *colon = strrchr(http, ':');
+    char *end = NULL;
+    long port = colon ? strtol(colon + 1, &end, 10) : -1;
+    if (!colon || !colon[1] || *end || port < 0 || port > 65535)
+      return cli_usage_error(&s_spec, "--http wants ADDR:PORT (127.0.0.1:8080, [::1]:0), not %s", http);
+  }
+  if (http && !insecure) {
+    char ep[300], **names = NULL;
+    size_t ninv = 0;
+    snprintf(ep, sizeof ep, "tcp://%s", http);
+    if (invites && ens_invite_list(invites, &names, &ninv)) return cli_fail(s_spec.name, "%s", ens_error_last());
+    ens_invite_names_free(names, ninv);
+    if (!ninv && !ens_endpoint_is_local(ep))
+      return cli_usage_error(&s_spec,
+                             "without invites --http binds only to this machine, not %s (ensemble invite NAME first, "
+                             "or --insecure)",
+                             http);
+  }
+  if (http && !cert) {
+    char ep[300];
+    snprintf(ep, sizeof ep, "tcp://%s", http);
+    if (!ens_endpoint_is_local(ep))
+      fprintf(stderr,
+              "ensemble serve: warning: --http %s without --cert: tokens and the document cross the network "
+              "unencrypted\n",
+              http);
+  }
   if (!bind) bind = "tcp://127.0.0.1:7890";
   if (!keydir != !authfile) return cli_usage_error(&s_spec, "--keys and --authorized-keys go together");
   if (keydir && insecure) return cli_usage_error(&s_spec, "--insecure is for a server without keys");
@@ -137,6 +191,15 @@ int cli_cmd_serve(int argc, char **argv) {
     cli_serve_file_close(&target);
     return CLI_FAIL;
   }
+  if (http) {
+    ens_server_http_opts h = {http, cert, certkey, webroot, invites, insecure};
+    if (ens_server_http(srv, &h)) {
+      fprintf(stderr, "ensemble serve: cannot serve HTTP: %s; %s was not changed\n", ens_error_last(), file);
+      ens_server_free(srv);
+      cli_serve_file_close(&target);
+      return CLI_FAIL;
+    }
+  }
   target.srv = srv;
   if (cli_serve_file_take_in(&target)) { /* said why; FILE is left as it is */
     ens_server_free(srv);
@@ -148,6 +211,12 @@ int cli_cmd_serve(int argc, char **argv) {
          (unsigned long long)ens_server_head(srv));
   if (keydir) printf(", key %s", keys.public_key);
   printf(")\n");
+  if (http) {
+    char host[256];
+    const char *colon = strrchr(http, ':');
+    snprintf(host, sizeof host, "%.*s", (int)(colon - http), http);
+    printf("web %s://%s:%d/\n", cert ? "https" : "http", host[0] ? host : "localhost", ens_server_http_port(srv));
+  }
   fflush(stdout);
   while (!cli_stop_requested()) {
     if ((rc = ens_server_poll(srv, 200)) != 0) {

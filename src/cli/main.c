@@ -15,6 +15,7 @@ const cli_command cli_commands[] = {
     {"diff", "list what changed between two versions of a font or drawing, object by object", cli_cmd_diff},
     {"render", "render an SVG drawing or a Lottie animation's frames to PNG", cli_cmd_render},
     {"keygen", "make a key pair for encrypted sessions", cli_cmd_keygen},
+    {"invite", "let a person's browser join sessions served with --http", cli_cmd_invite},
     {"serve", "host a real-time session for a font or snapshot", cli_cmd_serve},
     {"watch", "join a session, report its events, optionally save the document", cli_cmd_watch},
     {"merge", "three-way merge of a font or drawing; git's merge driver", cli_cmd_merge},

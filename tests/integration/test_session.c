@@ -36,6 +36,9 @@ typedef struct {
   char last_reconnect[160];           /* why, for a failure's message */
   uint32_t last_colour;
   size_t last_selection;
+  int last_has_pointer;
+  double last_px, last_py;
+  ens_id last_pctx;
   int done;
   int forget_acks_on_reset; /* acks before a new history are not in its log */
 } s_client;
@@ -77,6 +80,10 @@ static void s_on_event(ens_session *s, const ens_session_event *ev, void *user) 
     c->presence++;
     c->last_colour = ev->colour;
     c->last_selection = ev->selection_count;
+    c->last_has_pointer = ev->has_pointer;
+    c->last_px = ev->pointer_x;
+    c->last_py = ev->pointer_y;
+    c->last_pctx = ev->pointer_ctx;
     break;
   default: break;
   }
@@ -765,6 +772,20 @@ static void test_presence_and_leaving(void **state) {
   }
   assert_int_equal(w.c[1].last_selection, 2);
   assert_int_equal(w.c[1].last_colour, 0x102030u);
+  assert_false(w.c[1].last_has_pointer);
+  /* the pointer goes with the presence; many moves, the last one arrives */
+  for (int i = 0; i <= 10; i++) assert_int_equal(ens_session_set_pointer(w.c[0].s, 10.0 * i, -2.5, sel[0]), 0);
+  assert_int_equal(ens_session_set_pointer(w.c[0].s, 0.0 / 0.0, 1, 0), ENS_EINVAL);
+  while (!(w.c[1].last_has_pointer && w.c[1].last_px == 100.0)) {
+    s_pump(&w);
+    if (ens__now_ms() > deadline) fail_msg("the pointer did not arrive");
+  }
+  assert_true(w.c[1].last_py == -2.5 && w.c[1].last_pctx == sel[0] && w.c[1].last_selection == 2);
+  ens_session_clear_pointer(w.c[0].s);
+  while (w.c[1].last_has_pointer) {
+    s_pump(&w);
+    if (ens__now_ms() > deadline) fail_msg("the cleared pointer did not arrive");
+  }
   ens_session_free(w.c[3].s);
   w.c[3].s = NULL;
   while (w.c[0].left == 0 || w.c[1].left == 0) {

@@ -29,12 +29,13 @@ static ens__msg s_sample(int type) {
   case ENS_MSG_TXN: m.ctn = 6; m.bytes = bytes; m.nbytes = sizeof bytes; m.time_us = 1796300000654321ULL; m.has_time = 1; break;
   case ENS_MSG_ACK: m.ctn = 6; m.seq = 12; break;
   case ENS_MSG_REJECT: m.ctn = 7; m.code = 4; m.text = "op 0 (move 0x5): cycle"; m.ntext = strlen(m.text); break;
-  case ENS_MSG_PRESENCE: m.site = 3; m.text = "Ada"; m.ntext = 3; m.colour = 0xff8800; m.sel = s_sel; m.nsel = 3; break;
+  case ENS_MSG_PRESENCE: m.site = 3; m.text = "Ada"; m.ntext = 3; m.colour = 0xff8800; m.sel = s_sel; m.nsel = 3; m.has_pointer = 1; m.px = -12.5; m.py = 1e6; m.pctx = 0x300000007ULL; break;
   case ENS_MSG_BYE: m.site = 3; break;
   case ENS_MSG_PING: m.token = 42; m.received = 1u << 20; m.has_received = 1; m.mark = 0xfedcba9876543210ULL; break;
   case ENS_MSG_PONG: m.token = 42; m.seq = 100; m.mark = 0x0123456789abcdefULL; break;
   case ENS_MSG_ERROR: m.code = ENS_PERR_VERSION; m.text = "server speaks 1..1"; m.ntext = strlen(m.text); break;
   case ENS_MSG_ENTRIES: m.seq = 40; m.count = 2; m.bytes = items; m.nbytes = sizeof items; break;
+  case ENS_MSG_AUTH: m.text = "q8tR-token_x"; m.ntext = strlen(m.text); break;
   }
   return m;
 }
@@ -49,6 +50,7 @@ static void s_assert_same(const ens__msg *a, const ens__msg *b) {
   assert_true(a->window == b->window && a->heartbeat_ms == b->heartbeat_ms && a->max_message == b->max_message);
   assert_true(a->index == b->index && a->count == b->count && a->code == b->code && a->colour == b->colour);
   assert_true(a->token == b->token);
+  assert_true(a->has_pointer == b->has_pointer && a->px == b->px && a->py == b->py && a->pctx == b->pctx);
   assert_memory_equal(a->client, b->client, ENS_CLIENT_ID_LEN);
   assert_int_equal(a->nbytes, b->nbytes);
   if (a->nbytes) assert_memory_equal(a->bytes, b->bytes, a->nbytes);
@@ -218,16 +220,67 @@ static void s_entries_seq0(ens_buf *b) {
 }
 static void s_entries_not_array(ens_buf *b) { s_entries_head(b, 1); ens__mp_uint(b, 1); }
 
+/* presence with a pointer that is wrong */
+static void s_presence_head(ens_buf *b) {
+  ens__mp_array(b, 6); ens__mp_uint(b, ENS_MSG_PRESENCE); ens__mp_uint(b, 0); ens__mp_str(b, "a", 1);
+  ens__mp_uint(b, 0); ens__mp_array(b, 0);
+}
+static void s_pointer_short(ens_buf *b) { s_presence_head(b); ens__mp_array(b, 2); ens__mp_double(b, 1); ens__mp_double(b, 2); }
+static void s_pointer_nan(ens_buf *b) {
+  s_presence_head(b); ens__mp_array(b, 3); ens__mp_double(b, 0.0 / 0.0); ens__mp_double(b, 2); ens__mp_uint(b, 0);
+}
+static void s_pointer_str(ens_buf *b) {
+  s_presence_head(b); ens__mp_array(b, 3); ens__mp_str(b, "1", 1); ens__mp_double(b, 2); ens__mp_uint(b, 0);
+}
+static void s_pointer_ctx_neg(ens_buf *b) {
+  s_presence_head(b); ens__mp_array(b, 3); ens__mp_double(b, 1); ens__mp_double(b, 2); ens__mp_int(b, -1);
+}
+static void s_pointer_not_array(ens_buf *b) { s_presence_head(b); ens__mp_uint(b, 1); }
+
 static void test_bad_messages_are_refused(void **state) {
   (void)state;
   void (*bad[])(ens_buf *) = {s_unknown_type, s_type_zero, s_empty,   s_not_array, s_too_few,   s_ack_ctn0,
                               s_negative,     s_short_client, s_bad_range, s_long_name, s_sel_zero, s_sel_lies,
                               s_txn_as_str,   s_chunk_past, s_deep_extra, s_entries_none, s_entries_site0,
                               s_entries_ctn0, s_entries_short, s_entries_str, s_entries_lies, s_entries_seq0,
-                              s_entries_not_array};
+                              s_entries_not_array, s_pointer_short, s_pointer_nan, s_pointer_str, s_pointer_ctx_neg,
+                              s_pointer_not_array};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     if (s_decode_built(bad[i]) != ENS_EDECODE) fail_msg("bad message %zu accepted", i);
   }
+}
+
+/* presence's pointer is optional: absent or nil is no pointer (and
+ * encodes back absent); integer coordinates, as a JSON-minded encoder
+ * writes 3.0, are numbers too; fields after it are skipped. */
+static void test_pointer_is_optional(void **state) {
+  (void)state;
+  static ens__msg back;
+  ens_buf b = ENS_BUF_INIT, again = ENS_BUF_INIT;
+  ens__mp_array(&b, 5); ens__mp_uint(&b, ENS_MSG_PRESENCE); ens__mp_uint(&b, 2); ens__mp_str(&b, "a", 1);
+  ens__mp_uint(&b, 0x112233); ens__mp_array(&b, 0);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+  assert_false(back.has_pointer);
+  assert_int_equal(ens__msg_encode(&back, &again), 0);
+  assert_true(again.len == b.len && memcmp(again.data, b.data, b.len) == 0);
+  b.len = 0;
+  s_presence_head(&b);
+  ens__mp_nil(&b);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+  assert_false(back.has_pointer);
+  b.len = 0;
+  ens__mp_array(&b, 7); ens__mp_uint(&b, ENS_MSG_PRESENCE); ens__mp_uint(&b, 0); ens__mp_str(&b, "a", 1);
+  ens__mp_uint(&b, 0); ens__mp_array(&b, 0);
+  ens__mp_array(&b, 4); ens__mp_int(&b, -3); ens__mp_uint(&b, 40); ens__mp_uint(&b, 9); ens__mp_str(&b, "later", 5);
+  ens__mp_str(&b, "later still", 11);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+  assert_true(back.has_pointer && back.px == -3.0 && back.py == 40.0 && back.pctx == 9);
+  ens__msg m = s_sample(ENS_MSG_PRESENCE);
+  m.px = 1.0 / 0.0;
+  again.len = 0;
+  assert_int_equal(ens__msg_encode(&m, &again), ENS_EINVAL);
+  ens__buf_free(&b);
+  ens__buf_free(&again);
 }
 
 static void test_encoder_refuses_what_decoder_would(void **state) {
@@ -335,6 +388,7 @@ int main(void) {
       cmocka_unit_test(test_change_time_is_optional),
       cmocka_unit_test(test_bad_messages_are_refused),
       cmocka_unit_test(test_encoder_refuses_what_decoder_would),
+      cmocka_unit_test(test_pointer_is_optional),
       cmocka_unit_test(test_entries_write_and_read),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
  * a silence or an error means a new connection and a new hello, never a
  * skip. */
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,9 @@ struct ens_session {
   ens_id *sel;
   size_t nsel;
   int presence_dirty;
+  int has_pointer; /* where our user points: px, py in pctx */
+  double px, py;
+  ens_id pctx;
   uint32_t *sites; /* collaborators seen */
   size_t nsites;
   uint64_t token;
@@ -652,6 +656,10 @@ static void s_on_presence(ens_session *s, const ens__msg *m) {
   ev.colour = (uint32_t)m->colour;
   ev.selection = m->sel;
   ev.selection_count = m->nsel;
+  ev.has_pointer = m->has_pointer;
+  ev.pointer_x = m->px;
+  ev.pointer_y = m->py;
+  ev.pointer_ctx = m->pctx;
   s_event(s, &ev);
 }
 
@@ -734,6 +742,10 @@ static void s_send_presence(ens_session *s) {
   m->colour = s->opts.colour & 0xffffff;
   m->sel = s->sel;
   m->nsel = s->nsel;
+  m->has_pointer = s->has_pointer;
+  m->px = s->px;
+  m->py = s->py;
+  m->pctx = s->pctx;
   if (s_send(s, m) == 0) s->presence_dirty = 0;
 }
 
@@ -849,6 +861,11 @@ int ens__session_tick(ens_session *s, int64_t now_ms) {
   return 0;
 }
 
+void ens__session_link_lost(ens_session *s, const char *why, int64_t now_ms) {
+  s->now = now_ms;
+  if (s->linked) s_drop(s, why);
+}
+
 const ens__pending *ens__session_queue(const ens_session *s) { return &s->pend; }
 
 /* --- the user's side -------------------------------------------------------------- */
@@ -899,6 +916,22 @@ int ens_session_set_selection(ens_session *s, const ens_id *ids, size_t count) {
   s->presence_dirty = 1;
   s_send_presence(s);
   return 0;
+}
+
+int ens_session_set_pointer(ens_session *s, double x, double y, ens_id ctx) {
+  if (!isfinite(x) || !isfinite(y)) return ens__error(ENS_EINVAL, "a pointer that is not a finite point");
+  s->has_pointer = 1;
+  s->px = x;
+  s->py = y;
+  s->pctx = ctx;
+  s->presence_dirty = 1; /* sent by the next poll: one message for many moves */
+  return 0;
+}
+
+void ens_session_clear_pointer(ens_session *s) {
+  if (!s->has_pointer) return;
+  s->has_pointer = 0;
+  s->presence_dirty = 1;
 }
 
 ens_doc *ens_session_doc(ens_session *s) { return s->doc; }

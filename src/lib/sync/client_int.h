@@ -26,6 +26,10 @@ int ens__session_handle(ens_session *session, const void *data, size_t len, int6
  * presence and pings. */
 int ens__session_tick(ens_session *session, int64_t now_ms);
 
+/* The connection under a detached session is gone (its WebSocket
+ * closed): as a ZeroMQ disconnect, a new one after the backoff. */
+void ens__session_link_lost(ens_session *session, const char *why, int64_t now_ms);
+
 /* The queue of pending transactions (borrowed), for checks. */
 const ens__pending *ens__session_queue(const ens_session *session);
 

@@ -3,6 +3,7 @@
  * type lists its fields in wire order. */
 #include "msg.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "../util/error.h"
@@ -36,6 +37,7 @@ static const s_field s_layout[ENS_MSG_LAST + 1][MAXF] = {
     [ENS_MSG_PONG] = {F_TOKEN, F_SEQ},
     [ENS_MSG_ERROR] = {F_CODE, F_TEXT},
     [ENS_MSG_ENTRIES] = {F_SEQ, F_ITEMS},
+    [ENS_MSG_AUTH] = {F_TEXT},
 };
 
 /* Fields added within version 1, after a type's layout and in this order.
@@ -52,7 +54,7 @@ static const s_field s_optional[ENS_MSG_LAST + 1][MAXOPT] = {
 
 const char *ens__msg_name(int type) {
   static const char *names[] = {"?",    "hello",    "welcome", "snapshot", "entry", "txn", "ack",
-                                "reject", "presence", "bye",     "ping",     "pong",  "error", "entries"};
+                                "reject", "presence", "bye",     "ping",     "pong",  "error", "entries", "auth"};
   return type > 0 && type <= ENS_MSG_LAST ? names[type] : "?";
 }
 
@@ -111,7 +113,8 @@ int ens__msg_encode(const ens__msg *m, ens_buf *out) {
   if (type < ENS_MSG_HELLO || type > ENS_MSG_LAST) return ens__error(ENS_EINVAL, "unknown message type %d", type);
   int n = s_nfields(type);
   int extra = s_noptional(m, type);
-  ens__mp_array(out, (uint32_t)(n + 1 + extra));
+  int pointer = type == ENS_MSG_PRESENCE && m->has_pointer;
+  ens__mp_array(out, (uint32_t)(n + 1 + extra + pointer));
   ens__mp_uint(out, (uint64_t)type);
   for (int i = 0; i < n; i++) {
     s_field f = s_layout[type][i];
@@ -148,6 +151,13 @@ int ens__msg_encode(const ens__msg *m, ens_buf *out) {
     }
   }
   for (int i = 0; i < extra; i++) ens__mp_uint(out, *s_num((ens__msg *)m, s_optional[type][i]));
+  if (type == ENS_MSG_PRESENCE && m->has_pointer) {
+    if (!isfinite(m->px) || !isfinite(m->py)) return ens__error(ENS_EINVAL, "a pointer that is not a finite point");
+    ens__mp_array(out, 3);
+    ens__mp_double(out, m->px);
+    ens__mp_double(out, m->py);
+    ens__mp_uint(out, m->pctx);
+  }
   if (out->oom) return ens__error(ENS_ENOMEM, "out of memory encoding a %s message", ens__msg_name(type));
   return 0;
 }
@@ -288,6 +298,37 @@ int ens__entries_finish(ens__entries_writer *w) {
   return 0;
 }
 
+/* A number as a double: JSON-minded encoders write 3.0 as an integer. */
+static double s_read_number(ens_mp_reader *r) {
+  ens_mp_item it;
+  switch (ens__mp_read(r, &it)) {
+  case ENS_MP_FLOAT: return it.v.f;
+  case ENS_MP_INT: return (double)it.v.i;
+  case ENS_MP_UINT: return (double)it.v.u;
+  default: ens__mp_fail(r, "a pointer coordinate is not a number"); return 0;
+  }
+}
+
+/* presence's pointer: nil, or [x, y, ctx] (later fields skipped). */
+static void s_read_pointer(ens_mp_reader *r, ens__msg *m) {
+  if (r->p < r->end && *r->p == 0xc0) { /* nil: no pointer */
+    r->p++;
+    return;
+  }
+  uint32_t k = ens__mp_read_array(r);
+  if (r->err) return;
+  if (k < 3) {
+    ens__mp_fail(r, "a pointer has fewer than 3 fields");
+    return;
+  }
+  m->px = s_read_number(r);
+  m->py = s_read_number(r);
+  m->pctx = ens__mp_read_uint(r);
+  if (!r->err && (!isfinite(m->px) || !isfinite(m->py))) ens__mp_fail(r, "a pointer that is not a finite point");
+  for (uint32_t j = 3; j < k && !r->err; j++) ens__mp_skip(r, 8);
+  m->has_pointer = !r->err;
+}
+
 static int s_fail(const unsigned char *base, ens_mp_reader *r, int type) {
   return ens__error(ENS_EDECODE, "%s message: %s at byte %zu", ens__msg_name(type), r->why ? r->why : "malformed",
                     (size_t)(r->fail_at - base));
@@ -367,6 +408,10 @@ int ens__msg_decode(const void *data, size_t len, ens__msg *m) {
     *s_num(m, f) = ens__mp_read_uint(&r);
     if (f == F_RECEIVED) m->has_received = !r.err;
     if (f == F_TIME) m->has_time = !r.err;
+  }
+  if (type == ENS_MSG_PRESENCE && i < n && !r.err) {
+    s_read_pointer(&r, m);
+    i++;
   }
   /* later minor additions: extra fields are skipped, not understood */
   for (; i < n && !r.err; i++) ens__mp_skip(&r, 8);

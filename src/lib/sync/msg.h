@@ -34,9 +34,10 @@ typedef enum {
   ENS_MSG_PING = 10,
   ENS_MSG_PONG = 11,
   ENS_MSG_ERROR = 12,
-  ENS_MSG_ENTRIES = 13 /* version 2 */
+  ENS_MSG_ENTRIES = 13, /* version 2 */
+  ENS_MSG_AUTH = 14     /* WebSocket only: the invite's token, before anything else */
 } ens__msg_type;
-#define ENS_MSG_LAST ENS_MSG_ENTRIES
+#define ENS_MSG_LAST ENS_MSG_AUTH
 
 /* Error codes of the error message (docs/protocol.md, "Error codes"). */
 enum {
@@ -59,7 +60,7 @@ enum {
  *   txn       ctn bytes(=txn)
  *   ack       ctn seq
  *   reject    ctn code text(=reason)
- *   presence  site text(=name) colour sel
+ *   presence  site text(=name) colour sel, and optional pointer (has_pointer px py pctx)
  *   bye       site
  *   ping      token received mark (optional: bytes this connection has
  *             received; the mark of the latest pong it read)
@@ -67,7 +68,8 @@ enum {
  *   pong      token seq(=head) mark (optional: a number the next pings echo)
  *   error     code text(=message)
  *   entries   seq(=first) count bytes(=the items, encoded; read them with
- *             ens__entries_next) */
+ *             ens__entries_next)
+ *   auth      text(=token) */
 typedef struct {
   ens__msg_type type;
   uint64_t vmin, vmax, version, epoch, seq, site, ctn, mode, window, heartbeat_ms, max_message;
@@ -83,6 +85,11 @@ typedef struct {
    * from older peers and from entries sent in catch-up */
   uint64_t time_us;
   int has_time;
+  /* presence: where the user points, a later addition (nil or absent: no
+   * pointer); x and y finite, ctx the object they are in (0: the document) */
+  int has_pointer;
+  double px, py;
+  uint64_t pctx;
   unsigned char client[ENS_CLIENT_ID_LEN];
   const unsigned char *bytes; /* borrowed */
   size_t nbytes;

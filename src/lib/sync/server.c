@@ -24,6 +24,7 @@
 #include "hello_limit.h"
 #include "server_int.h"
 #include "store.h"
+#include "ws.h"
 
 /* In the draft part of zmq.h, but accepted by libzmq 4.3's stable builds. */
 #ifndef ZMQ_ZAP_ENFORCE_DOMAIN
@@ -190,6 +191,12 @@ struct ens_server {
   size_t nheld; /* peers holding entries back */
   ens__hello_limit *hellos;
   int shut; /* ens_server_shutdown ran: the last checkpoint is taken */
+  /* browsers (ws.h), and what GET /status was last told */
+  ens__ws *ws;
+  uint64_t status_head, status_hash;
+  size_t status_clients;
+  int64_t status_at;
+  int status_set;
 };
 
 /* --- clients and peers --------------------------------------------------------- */
@@ -316,6 +323,12 @@ static uint64_t s_budget(const ens_server *s, const s_peer *p) {
   return s->opts.max_unread + (p->u.read < p->u.caught ? p->u.catchup : 0);
 }
 
+/* One message to a connection, ZeroMQ's or a browser's. */
+static int s_wire(ens_server *s, const void *rid, size_t rid_len, const void *bytes, size_t len) {
+  if (ens__ws_is_rid(rid, rid_len)) return s->ws ? ens__ws_send(s->ws, rid, rid_len, bytes, len) : ENS_EIO;
+  return ens__net_send(s->sock, rid, rid_len, bytes, len);
+}
+
 static int s_send(ens_server *s, s_peer *p, const void *bytes, size_t len) {
   if (p->dead) return ENS_EIO;
   p->last_send_us = ens__now_us();
@@ -331,7 +344,7 @@ static int s_send(ens_server *s, s_peer *p, const void *bytes, size_t len) {
     s->sent++;
     return 0;
   }
-  if (ens__net_send(s->sock, p->rid, p->rid_len, bytes, len)) {
+  if (s_wire(s, p->rid, p->rid_len, bytes, len)) {
     p->dead = 1; /* full or gone: it will say hello again */
     char who[128];
     s_log(s, "%s dropped: its connection is gone or its queue full", s_who(p, who, sizeof who));
@@ -357,7 +370,10 @@ static void s_send_error_rid(ens_server *s, const void *rid, size_t len, int cod
     s->sent++;
     return;
   }
-  ens__net_send_msg(s->sock, rid, len, &m, &s->scratch);
+  s->scratch.len = 0;
+  if (ens__msg_encode(&m, &s->scratch) == 0) s_wire(s, rid, len, s->scratch.data, s->scratch.len);
+  /* a browser's connection ends with an error, as its client would end it */
+  if (s->ws && ens__ws_is_rid(rid, len)) ens__ws_close(s->ws, rid, len);
 }
 
 /* A fault in what a peer sent: it is told why, logged and forgotten. */
@@ -413,7 +429,11 @@ static void s_gone_keep(ens_server *s, const s_peer *p) {
 static void s_peer_remove(ens_server *s, size_t i, int tell) {
   s_peer *p = s->peers[i];
   if (tell) s_peer_bye(s, p);
-  s_gone_keep(s, p);
+  if (ens__ws_is_rid(p->rid, p->rid_len)) {
+    if (s->ws) ens__ws_close(s->ws, p->rid, p->rid_len);
+  } else {
+    s_gone_keep(s, p); /* a browser's connection number is never used again */
+  }
   if (p->client) {
     p->client->connected = 0;
     p->client->seen = s->now;
@@ -1133,10 +1153,58 @@ static void s_zap_one(ens_server *s) {
   for (int i = 0; i < n; i++) zmq_msg_close(&f[i]);
 }
 
+/* What browsers sent, and their connections gone, handled as ZeroMQ's. */
+static int s_ws_drain(ens_server *s, int64_t now) {
+  ens__ws_event ev;
+  int rc = 0;
+  for (int i = 0; i < DRAIN_MAX && rc >= 0 && ens__ws_next(s->ws, &ev); i++) {
+    if (ev.kind == ENS__WS_MESSAGE) {
+      rc = s_handle(s, ev.rid, ENS__WS_RID_LEN, ev.user[0] ? ev.user : NULL, ev.data, ev.len, now);
+    } else if (ev.kind == ENS__WS_CLOSED) {
+      for (size_t k = 0; k < s->npeers; k++)
+        if (s->peers[k]->rid_len == ENS__WS_RID_LEN && memcmp(s->peers[k]->rid, ev.rid, ENS__WS_RID_LEN) == 0) {
+          char who[128];
+          if (!s->peers[k]->dead) s_log(s, "%s left: its WebSocket closed", s_who(s->peers[k], who, sizeof who));
+          s_peer_remove(s, k, 1);
+          break;
+        }
+    } else if (ev.kind == ENS__WS_LOG) {
+      s_log(s, "%s", (const char *)ev.data);
+    }
+    free(ev.data);
+  }
+  return rc < 0 ? rc : 0;
+}
+
+/* GET /status: the head and the document's hash when the head moved
+ * (hashing a large font costs milliseconds: at most every 50 ms, the
+ * last one within 50 ms of the last change), the number of peers always. */
+static void s_ws_status(ens_server *s, int64_t now) {
+  int moved = !s->status_set || s->status_head != s->head;
+  if (!moved && s->status_clients == s->npeers) return;
+  if (moved && s->status_set && now - s->status_at < 50) return; /* the poll's timeout brings it back soon */
+  if (moved) {
+    s->status_hash = ens_doc_hash(s->doc);
+    s->status_at = now;
+  }
+  s->status_head = s->head;
+  s->status_clients = s->npeers;
+  s->status_set = 1;
+  ens__ws_set_status(s->ws, s->head, s->status_hash, ens_doc_kind(s->doc), s->npeers);
+}
+
 int ens_server_poll(ens_server *s, int timeout_ms) {
-  zmq_pollitem_t items[2] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->zap, 0, ZMQ_POLLIN, 0}};
+  zmq_pollitem_t items[3] = {{s->sock, 0, ZMQ_POLLIN, 0}, {s->zap, 0, ZMQ_POLLIN, 0}, {NULL, -1, ZMQ_POLLIN, 0}};
+  int nitems = s->zap ? 2 : 1;
+  if (s->ws) { /* the browsers' queue, polled as a raw fd beside the sockets */
+    items[nitems].socket = NULL;
+    items[nitems].fd = ens__ws_fd(s->ws);
+    items[nitems].events = ZMQ_POLLIN;
+    nitems++;
+  }
   if (s->nheld && (timeout_ms < 0 || timeout_ms > 1)) timeout_ms = 1; /* held entries wait HOLD_US at most */
-  if (zmq_poll(items, s->zap ? 2 : 1, timeout_ms) < 0 && errno != EINTR)
+  if (s->ws && s->status_head != s->head && (timeout_ms < 0 || timeout_ms > 50)) timeout_ms = 50; /* /status catches up */
+  if (zmq_poll(items, nitems, timeout_ms) < 0 && errno != EINTR)
     return ens__error(ENS_EIO, "poll: %s", zmq_strerror(errno));
   if (s->zap)
     for (int i = 0; i < 256 && (items[1].revents & ZMQ_POLLIN); i++) {
@@ -1153,7 +1221,10 @@ int ens_server_poll(ens_server *s, int timeout_ms) {
     if (rc <= 0) break;
   }
   if (rc < 0) return rc;
-  return ens__server_flush(s, now);
+  if (s->ws && (rc = s_ws_drain(s, now)) < 0) return rc;
+  rc = ens__server_flush(s, now);
+  if (rc == 0 && s->ws) s_ws_status(s, now);
+  return rc;
 }
 
 /* --- life ---------------------------------------------------------------------------------- */
@@ -1469,6 +1540,20 @@ uint64_t ens_server_epoch(const ens_server *s) { return ens__store_epoch(s->stor
 const char *ens_server_endpoint(const ens_server *s) { return s->endpoint; }
 size_t ens_server_client_count(const ens_server *s) { return s->npeers; }
 
+int ens_server_http(ens_server *s, const ens_server_http_opts *opts) {
+  if (!opts) return ens__error(ENS_EINVAL, "no HTTP options");
+  if (s->ws) return ens__error(ENS_EINVAL, "the server already listens on HTTP");
+  if (s->running) return ens__error(ENS_EINVAL, "HTTP is started before the server's thread");
+  if (!s->sock) return ens__error(ENS_EINVAL, "a detached server has no HTTP");
+  int rc = ens__ws_start(opts, &s->ws);
+  /* /status holds the document from the first request on, not only after
+   * the server's first poll */
+  if (rc == 0) s_ws_status(s, ens__now_ms());
+  return rc;
+}
+
+int ens_server_http_port(const ens_server *s) { return s->ws ? ens__ws_port(s->ws) : 0; }
+
 int ens_server_shutdown(ens_server *s) {
   if (s->shut) return 0;
   s->shut = 1;
@@ -1488,6 +1573,8 @@ void ens_server_free(ens_server *s) {
     int linger = 200; /* long enough for "shutting down" to leave */
     zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
   }
+  ens__ws_free(s->ws); /* its thread first: nothing is queued for it after this */
+  s->ws = NULL;
   while (s->npeers) s_peer_remove(s, s->npeers - 1, 0);
   s_out_clear(s);
   free(s->out);

@@ -11,7 +11,13 @@
 int ens__random(void *buf, size_t len) {
   unsigned char *p = buf;
   while (len) {
+#ifdef __EMSCRIPTEN__
+    /* the browser's crypto.getRandomValues, 256 bytes at most per call */
+    size_t step = len < 256 ? len : 256;
+    ssize_t n = getentropy(p, step) == 0 ? (ssize_t)step : -1;
+#else
     ssize_t n = getrandom(p, len, 0);
+#endif
     if (n < 0) {
       if (errno == EINTR) continue;
       return ens__error(ENS_EIO, "getrandom failed (errno %d)", errno);

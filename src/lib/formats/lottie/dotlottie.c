@@ -14,7 +14,6 @@
 #define S_MAX_MANIFEST ((zip_uint64_t)16 << 20)
 #define S_ABSENT 1 /* an entry not in the archive: no error set */
 
-int ens__lj_is_zip(const void *data, size_t len) { return len >= 4 && memcmp(data, "PK\x03\x04", 4) == 0; }
 
 static int s_zerr(const char *what, zip_error_t *ze) {
   int rc = ens__error(ENS_EDECODE, "line 1, column 1: %s: %s", what, zip_error_strerror(ze));

@@ -5,6 +5,7 @@
 #define ENS_FORMATS_LOTTIE_INT_H
 
 #include <stddef.h>
+#include <string.h>
 #include <stdint.h>
 
 #include "../../model/doc.h"
@@ -90,7 +91,11 @@ int ens__lj_build(ens_doc *doc, const char *text, size_t n);
  * most ENS_LOTTIE_MAX_FILE bytes, nothing after the stream); deflate at
  * level 9 (malloc'd, NUL after). Errors with "line 1, column 1: ". */
 #define ENS__LJ_CONTAINER "~container" /* root: "gzip" for a .tgs */
-int ens__lj_is_gzip(const void *data, size_t len);
+/* gzip's first bytes (inline, as ens__lj_is_zip). */
+static inline int ens__lj_is_gzip(const void *data, size_t len) {
+  const unsigned char *p = data;
+  return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
 int ens__lj_gunzip(const void *data, size_t len, char **out, size_t *out_len);
 int ens__lj_gzip(const unsigned char *in, size_t n, unsigned char **out, size_t *out_len);
 
@@ -100,7 +105,11 @@ int ens__lj_gzip(const unsigned char *in, size_t n, unsigned char **out, size_t 
  * for byte, when json is what it holds; malloc'd, NUL after). */
 #define ENS__LJ_ZIP "~zip"     /* root: the whole .lottie archive as read */
 #define ENS__LJ_ENTRY "~entry" /* root: the animation's entry in it */
-int ens__lj_is_zip(const void *data, size_t len);
+/* A zip archive's first bytes (inline: the browser build has no libzip,
+ * and its rules still tell an archive from other bytes). */
+static inline int ens__lj_is_zip(const void *data, size_t len) {
+  return len >= 4 && memcmp(data, "PK\x03\x04", 4) == 0;
+}
 int ens__lj_unzip(const void *data, size_t len, char **json, size_t *json_len, char *entry, size_t entry_size);
 int ens__lj_rezip(const char *zip, size_t zn, const char *entry, const unsigned char *json, size_t jn,
                   unsigned char **out, size_t *out_len);

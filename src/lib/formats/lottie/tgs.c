@@ -9,11 +9,6 @@
 #include "../../util/error.h"
 #include "lottie_int.h"
 
-int ens__lj_is_gzip(const void *data, size_t len) {
-  const unsigned char *p = data;
-  return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
-}
-
 int ens__lj_gunzip(const void *data, size_t len, char **out, size_t *out_len) {
   *out = NULL;
   *out_len = 0;

@@ -70,7 +70,7 @@ static int s_len_list(s_ren *r, const char *p, const char *e, ens_buf *out) {
   size_t len = 0;
   const char *q = p;
   if (q >= e || *q < '0' || *q > '9') return 0;
-  while (q < e && *q >= '0' && *q <= '9' && len < ((size_t)1 << 40)) len = len * 10 + (size_t)(*q++ - '0');
+  while (q < e && *q >= '0' && *q <= '9' && len < (SIZE_MAX - 9) / 10) len = len * 10 + (size_t)(*q++ - '0');
   if (q < e && *q != ' ') return 0;
   const char *names = q < e ? q + 1 : e;
   if ((size_t)(e - names) != len) return 0;

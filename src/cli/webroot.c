@@ -1,0 +1,28 @@
+/* Where serve and demo find the web client's files when --web-root is not
+ * given: web/ beside the program (the build tree puts it there), else the
+ * installed PREFIX/share/ensemble/web. */
+#define _DEFAULT_SOURCE /* realpath */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+#ifndef ENS_DATA_DIR
+#define ENS_DATA_DIR "/usr/local/share/ensemble"
+#endif
+
+const char *cli_web_root(char *buf, size_t cap) {
+  struct stat st;
+  char *self = realpath("/proc/self/exe", NULL);
+  if (self) {
+    char *slash = strrchr(self, '/');
+    if (slash) *slash = '\0';
+    snprintf(buf, cap, "%s/web", self);
+    free(self);
+    if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) return buf;
+  }
+  snprintf(buf, cap, "%s", ENS_DATA_DIR "/web");
+  return buf;
+}

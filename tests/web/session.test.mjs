@@ -1,0 +1,225 @@
+// The web client's WebAssembly session client (build/web/ensemble.js,
+// web/ensemble-client.js) against a real `ensemble serve --http`: two
+// clients edit a drawing and a font at once and converge with the
+// server's document; each one's undo takes back only its own gesture and
+// says when it skipped a collaborator's newer change; a client whose
+// socket is cut while it keeps editing converges with nothing lost.
+// Usage: node session.test.mjs BUILD_DIR SOURCE_DIR. Exit 77: skipped.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [build, source] = process.argv.slice(2);
+const webDir = path.join(build, 'web');
+if (!fs.existsSync(path.join(webDir, 'ensemble.wasm'))) {
+  console.log('skipped: the web client was not built (no emcc)');
+  process.exit(77);
+}
+let WebSocket;
+try {
+  ({ WebSocket } = await import('ws'));
+} catch {
+  console.log('skipped: npm package ws missing (npm ci in tests/web)');
+  process.exit(77);
+}
+const { loadEnsemble, EnsembleClient } = await import(pathToFileURL(path.join(webDir, 'ensemble-client.js')).href);
+
+const deadline = Date.now() + 100000; // the whole test stops by itself
+let failures = 0;
+function check(ok, what) {
+  console.log(`${ok ? 'ok' : 'FAIL'} - ${what}`);
+  if (!ok) failures++;
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function until(what, f, ms = 15000) {
+  const end = Math.min(Date.now() + ms, deadline);
+  while (Date.now() < end) {
+    if (f()) return true;
+    await sleep(20);
+  }
+  check(false, `timed out waiting for ${what}`);
+  return false;
+}
+
+const procs = [];
+const dirs = [];
+async function serve(file) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ensemble-web-'));
+  dirs.push(dir);
+  const copy = path.join(dir, path.basename(file));
+  fs.copyFileSync(file, copy);
+  const p = spawn(path.join(build, 'ensemble'),
+    ['serve', '--bind', 'tcp://127.0.0.1:*', '--http', '127.0.0.1:0', '--quiet', copy],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+  procs.push(p);
+  let out = '';
+  p.stdout.on('data', (d) => { out += d; });
+  await until('serve to print its addresses', () => /http:\/\/[^\s]+/.test(out));
+  const http = out.match(/http:\/\/[^\s/]+/)[0];
+  const endpoint = out.split('\n')[0].trim().split(/\s+/)[0];
+  return { http, endpoint, ws: http.replace('http:', 'ws:') + '/ws', dir, copy, proc: p };
+}
+
+async function status(srv) {
+  const r = await fetch(srv.http + '/status');
+  return r.json();
+}
+
+// emscripten 3.1.6's ES module expects CommonJS globals under node
+globalThis.__dirname = webDir;
+globalThis.require = createRequire(import.meta.url);
+const mod = await loadEnsemble(pathToFileURL(webDir + '/').href,
+  { wasmBinary: fs.readFileSync(path.join(webDir, 'ensemble.wasm')) });
+function client(srv, name, colour) {
+  const c = new EnsembleClient(mod, { url: srv.ws, name, colour, WebSocket });
+  c.connect();
+  return c;
+}
+const settled = (cs) => cs.every((c) => c.state === 'live' && c.pending() === 0);
+async function converged(srv, cs, what) {
+  let st = null;
+  const ok = await until(what, () => {
+    if (!settled(cs)) return false;
+    if (!st) status(srv).then((s) => { st = s; }).catch(() => {});
+    const seqs = new Set(cs.map((c) => c.seq()));
+    if (st && (seqs.size !== 1 || st.head !== cs[0].seq())) {
+      st = null;
+      return false;
+    }
+    return st !== null;
+  });
+  if (!ok) return;
+  check(cs.every((c) => c.docHash() === st.hash), `${what}: every client holds the server's document (${st.hash}, seq ${st.head})`);
+}
+
+try {
+  // --- a drawing
+  const svg = await serve(path.join(source, 'tests/resources/drawings/adwaita/go-home-symbolic.svg'));
+  const a = client(svg, 'Ada', '#d03030');
+  const b = client(svg, 'Bo', '#3050d0');
+  await until('both clients live', () => a.state === 'live' && b.state === 'live');
+  check(a.kind() === 'svg', `the client sees a drawing (${a.kind()})`);
+  const ids = a.svgIds();
+  const text = a.svgText();
+  check(ids.length >= 5 && text.includes('<svg'), `svgText() is the drawing, ${ids.length} elements`);
+  const shapes = ids.filter((id) => {
+    // the shapes: elements the writer puts after the root, by their rank
+    return id !== ids[0];
+  });
+  await until('each sees the other', () => a.presence().some((p) => p.name === 'Bo') && b.presence().some((p) => p.name === 'Ada'));
+  check(a.presence().some((p) => p.name === 'Bo' && p.colour === '#3050d0'), 'presence: Ada sees Bo in his colour');
+  check(a.presence()[0].me && a.presence()[0].name === 'Ada' && a.presence().length === 2, 'presence lists Ada herself first, once');
+
+  // both edit at once, a gesture on several elements being one transaction
+  for (let i = 0; i < 10; i++) {
+    a.svgTranslate([shapes[0], shapes[1]], 1, 2);
+    b.svgSetColour([shapes[2]], 'fill', i % 2 ? '#112233' : '#445566');
+  }
+  b.setSelection([shapes[2]]);
+  b.setPointer(4.5, 7.25);
+  await converged(svg, [a, b], 'drawing, 20 concurrent gestures');
+  await until('Bo\'s selection and pointer at Ada', () => a.presence().some((p) => p.name === 'Bo' && p.selection.includes(shapes[2]) && p.pointer && p.pointer.x === 4.5));
+  check(true, 'presence carries selection and pointer');
+
+  // undo takes back only the user's own gesture, and says when it skipped
+  const before = a.svgText();
+  a.svgSetColour([shapes[3]], 'fill', '#ff0000');
+  await converged(svg, [a, b], 'Ada colours a shape');
+  b.svgSetColour([shapes[3]], 'fill', '#00ff00');
+  await converged(svg, [a, b], 'Bo colours it after her');
+  const r = a.undo();
+  check(r.skipped === 1 && r.note.length > 0, `Ada's undo skips Bo's newer colour and says so: "${r.note}"`);
+  await converged(svg, [a, b], 'after the skipping undo');
+  check(a.svgText().includes('#00ff00'), 'Bo\'s colour stands');
+  const r2 = a.undo(); // her translate: the last of her ten moves
+  check(r2.done && r2.skipped === 0, `Ada's next undo takes back her own move (${r2.label})`);
+  await converged(svg, [a, b], 'after her own undo');
+  check(before !== a.svgText(), 'the drawing changed back only by her steps');
+
+  // a cut socket: edits go on, are sent when it comes back
+  a.cutFor(1500);
+  for (let i = 0; i < 5; i++) a.svgTranslate([shapes[4]], 3, 0);
+  b.svgTranslate([shapes[0]], 0, -1);
+  await sleep(300);
+  check(a.state === 'reconnecting' && a.pending() === 5, `while cut: "${a.state}", ${a.pending()} gestures pending`);
+  await converged(svg, [a, b], 'after the cut');
+  const st = await status(svg);
+  // 20 gestures, 2 colours, the skipping undo (nothing left to apply), her
+  // own undo, 5 moves while cut and Bo's one
+  check(st.head === 20 + 2 + 0 + 1 + 5 + 1, `the server holds every gesture once (head ${st.head})`);
+
+  // --- a font
+  const sfd = await serve(path.join(source, 'tests/resources/fonts/DejaVuSans-ExtraLight-subset.sfd'));
+  const fa = client(sfd, 'Ada', '#d03030');
+  const fb = client(sfd, 'Bo', '#3050d0');
+  await until('both font clients live', () => fa.state === 'live' && fb.state === 'live');
+  const glyphs = fa.glyphs();
+  check(fa.kind() === 'sfd' && glyphs.length > 10, `the client sees a font, ${glyphs.length} glyphs`);
+  const outlined = glyphs.map((g) => fa.glyph(g.name)).filter((g) => g && g.outline.length && g.outline[0].points.length > 3);
+  check(outlined.length >= 2, `${outlined.length} glyphs with outlines`);
+  const [g1, g2] = outlined;
+  const info = fa.fontInfo();
+  check(info.ascent > 0 && info.em > info.ascent, `metrics: ascent ${info.ascent}, em ${info.em}`);
+  // the page's indices: points in drawing order, control points included
+  const on1 = g1.contours[0].findIndex((p) => p.on && p.sfd === 1);
+  const on0 = g1.contours[0].findIndex((p) => p.on && p.sfd === 0);
+  check(on1 > on0 && g1.contours[0].filter((p) => p.on).length === g1.outline[0].points.length - (g1.outline[0].closed ? 1 : 0),
+    'glyph(): on-curve points in order, each SFD point once');
+  for (let i = 0; i < 8; i++) {
+    fa.glyphMovePoints(g1.name, [[0, on1]], 5, 0);
+    fb.glyphSetWidth(g2.name, g2.width + i + 1);
+  }
+  fa.glyphAddPoint(g1.name, 0, on1, g1.outline[0].points[0].x + 1, g1.outline[0].points[0].y + 1);
+  await converged(sfd, [fa, fb], 'font, concurrent point drags and widths');
+  const after = fb.glyph(g1.name);
+  check(after.outline[0].points.length === g1.outline[0].points.length + 1, 'Bo sees Ada\'s added point');
+  check(Math.abs(after.outline[0].points[2].x - (g1.outline[0].points[1].x + 40)) < 1e-6, 'Bo sees her point moved 8 x 5');
+  check(fa.glyph(g2.name).width === g2.width + 8, 'Ada sees Bo\'s last width');
+  const u = fb.undo();
+  check(u.done && fb.glyph(g2.name).width === g2.width + 7, 'Bo\'s undo takes back his last width only');
+  await converged(sfd, [fa, fb], 'font after undo');
+  const removeAt = fb.glyph(g1.name).contours[0].findIndex((p) => p.on && p.sfd === 1);
+  fb.glyphRemovePoint(g1.name, 0, removeAt);
+  await converged(sfd, [fa, fb], 'font after Bo removes the added point');
+  check(fa.glyph(g1.name).outline[0].points.length === g1.outline[0].points.length, 'Ada sees the point removed');
+
+  // --- an animation: two layers whose position has keyframes at 0 and 30
+  const layer = (ind, nm, x) => ({
+    ddd: 0, ind, ty: 4, nm, sr: 1, ip: 0, op: 60, st: 0, bm: 0,
+    ks: { o: { a: 0, k: 100 }, r: { a: 0, k: 0 }, a: { a: 0, k: [0, 0] }, s: { a: 0, k: [100, 100] },
+      p: { a: 1, k: [{ t: 0, s: [x, 20], i: { x: [0.5], y: [0.5] }, o: { x: [0.5], y: [0.5] } }, { t: 30, s: [x, 80] }] } },
+    shapes: [{ ty: 'rc', nm: 'Box', p: { a: 0, k: [0, 0] }, s: { a: 0, k: [20, 20] }, r: { a: 0, k: 0 } },
+      { ty: 'fl', nm: 'Fill', c: { a: 0, k: [1, 0, 0, 1] }, o: { a: 0, k: 100 } }],
+  });
+  const anim = { v: '5.7.0', fr: 30, ip: 0, op: 60, w: 100, h: 100, nm: 'two boxes', ddd: 0, assets: [],
+    layers: [layer(1, 'Red', 30), layer(2, 'Blue', 70)] };
+  const animFile = path.join(os.tmpdir(), `ensemble-web-anim-${process.pid}.json`);
+  fs.writeFileSync(animFile, JSON.stringify(anim, null, 1));
+  const lot = await serve(animFile);
+  fs.unlinkSync(animFile);
+  const la = client(lot, 'Ada', '#d03030');
+  const lb = client(lot, 'Bo', '#3050d0');
+  await until('both animation clients live', () => la.state === 'live' && lb.state === 'live');
+  check(la.kind() === 'lottie' && JSON.parse(la.lottieText()).layers.length === 2, `the client sees an animation (${la.kind()})`);
+  la.lottieMoveKeyframe('[0].p', 30, 45);
+  lb.lottieShiftLayer('[1]', 5);
+  await converged(lot, [la, lb], 'animation: a keyframe moved and a layer shifted at once');
+  const seen = JSON.parse(lb.lottieText());
+  check(seen.layers[0].ks.p.k[1].t === 45, `Bo sees Ada's keyframe at 45 (${seen.layers[0].ks.p.k[1].t})`);
+  check(seen.layers[1].ks.p.k[0].t === 5 && seen.layers[1].ks.p.k[1].t === 35, 'and his own layer shifted by 5');
+  const ua = la.undo();
+  await converged(lot, [la, lb], 'animation after Ada\'s undo');
+  check(ua.done && JSON.parse(lb.lottieText()).layers[0].ks.p.k[1].t === 30, 'her undo puts her keyframe back at 30');
+  for (const c of [a, b, fa, fb, la, lb]) c.close();
+} catch (e) {
+  check(false, 'exception: ' + (e && e.stack ? e.stack : e));
+} finally {
+  for (const p of procs) p.kill('SIGTERM');
+  await Promise.all(procs.map((p) => (p.exitCode !== null ? null : new Promise((r) => p.on('exit', r)))));
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+}
+console.log(failures ? `${failures} failed` : 'all passed');
+process.exit(failures ? 1 : 0);
