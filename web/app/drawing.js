@@ -54,7 +54,7 @@ export class DrawingView {
     this.dirty = false;
     let root;
     try {
-      root = sanitizeSvg(this.client.svgText());
+      root = sanitizeSvg(this.client.svgText(), document, this.client.svgIds ? this.client.svgIds() : null);
     } catch (err) {
       this.onError(err.message);
       return;

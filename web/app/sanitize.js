@@ -26,12 +26,17 @@ function clean(el) {
 }
 
 // Returns an <svg> element adopted into `doc`, or throws with the parser's message.
-export function sanitizeSvg(text, doc = document) {
+// ids: the elements' ids in document order, when the text does not carry data-ens-id itself.
+export function sanitizeSvg(text, doc = document, ids = null) {
   const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
   const err = parsed.querySelector('parsererror');
   if (err) throw new Error('the drawing could not be read: ' + err.textContent.slice(0, 200));
   const root = parsed.documentElement;
   if (root.localName !== 'svg') throw new Error('the drawing is not SVG');
+  if (ids && !root.hasAttribute('data-ens-id')) {
+    const els = [root, ...root.querySelectorAll('*')];
+    els.forEach((el, k) => { if (k < ids.length) el.setAttribute('data-ens-id', String(ids[k])); });
+  }
   clean(root);
   return doc.importNode(root, true);
 }
