@@ -91,6 +91,7 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
                                  (await T(B, 'x => window.ensembleTest.presenceNames()')).includes(nameA), 5000),
         `presence: ${nameA} sees ${nameB} and ${nameB} sees ${nameA} in the top bar`);
 
+  await A.waitForSelector('#drawing svg [data-ens-id]', { timeout: 10000 }).catch(() => {});
   const ids = await shapes(A);
   check(ids.length >= 4, `the drawing shows ${ids.length} shapes one can click`);
   const [e1, e2, e3, e4] = ids;
