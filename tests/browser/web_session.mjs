@@ -60,8 +60,21 @@ async function converged(web, pages, ms = 20000) {
 }
 
 async function dragEl(page, id, dx, dy) {
-  const b = await page.locator(`#drawing [data-ens-id="${id}"]`).boundingBox();
-  if (!b) throw new Error(`element ${id} is not in the page; the view says: ${await page.textContent('#view')}`);
+  // the view redraws the drawing on every change and state change: an
+  // element caught while its drawing is replaced has no box yet
+  let b = null;
+  for (let i = 0; i < 40 && !b; i++) {
+    b = await page.locator(`#drawing [data-ens-id="${id}"]`).boundingBox();
+    if (!b) await page.waitForTimeout(50);
+  }
+  if (!b) {
+    const why = await page.evaluate(id => {
+      const el = document.querySelector(`#drawing [data-ens-id="${id}"]`);
+      return { elements: document.querySelectorAll('#drawing [data-ens-id]').length, found: !!el,
+               html: el ? el.outerHTML.slice(0, 200) : null, error: document.querySelector('#view .error')?.textContent ?? null };
+    }, id);
+    throw new Error(`element ${id} cannot be dragged: ${JSON.stringify(why)}`);
+  }
   const x = b.x + b.width / 2, y = b.y + b.height / 2;
   await page.mouse.move(x, y);
   await page.mouse.down();
@@ -161,8 +174,13 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
   check((await elHtml(B, e3)) === seenByB[0], 'B has not seen A\'s offline edits during the cut');
   c = await converged(s.web, [A, B], 30000);
   check(c.ok, 'after the cut A and B converge on the server\'s hash');
-  const now = await Promise.all([e3, e4].map(id => elHtml(B, id)));
-  check(now[0] !== seenByB[0] && now[1] !== seenByB[1] && /778899/i.test(now[1]), 'all three offline edits of A reached B');
+  // the page draws what its client holds at its next frame
+  let now = [];
+  const reached = await until(async () => {
+    now = await Promise.all([e3, e4].map(id => elHtml(B, id)));
+    return now[0] !== seenByB[0] && now[1] !== seenByB[1] && /778899/i.test(now[1]);
+  }, 3000);
+  check(reached, 'all three offline edits of A reached B');
   await A.close(); await B.close();
   await stop(j.proc); await stop(s.proc);
 }
