@@ -1,0 +1,90 @@
+// The browser benchmark (make bench): a browser's edit to another browser's screen (p50, p99) beside a
+// C client's round trip in the same run, and the time to open a large font's glyph grid in a page,
+// first in a fresh page and then warm (reloaded). Usage: node bench/web.mjs BUILD FONT.sfd [--quick]
+// Needs the npm packages of tests/browser (npm ci there) and Debian's chromium. Prints JSON lines.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { launch } from '../tests/browser/lib.mjs';
+import { serve, stop } from '../tests/browser/session.mjs';
+
+const [build, font] = process.argv.slice(2).map(p => path.resolve(p));
+const quick = process.argv.includes('--quick');
+const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = path.join(build, 'ensemble');
+if (!fs.existsSync(path.join(build, 'web/ensemble.wasm'))) { console.error('browser benchmark skipped: no build/web/ensemble.wasm'); process.exit(77); }
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench_web.'));
+const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p / 100 * s.length))]; };
+const browser = await launch();
+const procs = [];
+
+async function page(web, ctx) {
+  const c = ctx || await browser.newContext({ viewport: { width: 1200, height: 800 } });
+  const p = await c.newPage();
+  await p.goto(web);
+  await p.waitForFunction(() => window.ensembleTest?.state?.() === 'live' && window.ensembleTest.kind(), null, { timeout: 60000 });
+  return p;
+}
+
+// --- edit to screen: A moves a shape, B's MutationObserver sees the element change in its DOM
+{
+  const file = path.join(tmp, 'drawing.svg');
+  fs.copyFileSync(path.join(src, 'tests/resources/drawings/adwaita/go-home-symbolic.svg'), file);
+  const s = await serve(bin, file);
+  procs.push(s.proc);
+  const A = await page(s.web), B = await page(s.web);
+  const id = await A.evaluate(() => Array.from(document.querySelectorAll('#drawing svg [data-ens-id]')).find(e => e.localName === 'path').dataset.ensId);
+  await B.evaluate(id => {
+    // the element is replaced by each render: watch the drawing, note when the id shows new text
+    window.benchSeen = [];
+    let last = document.querySelector(`#drawing [data-ens-id="${id}"]`).outerHTML;
+    new MutationObserver(() => {
+      const el = document.querySelector(`#drawing [data-ens-id="${id}"]`);
+      if (el && el.outerHTML !== last) { last = el.outerHTML; window.benchSeen.push(performance.timeOrigin + performance.now()); }
+    }).observe(document.getElementById('drawing'), { childList: true, subtree: true, attributes: true });
+  }, id);
+  const n = quick ? 50 : 300, lat = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = await A.evaluate(id => { const t = performance.timeOrigin + performance.now(); window.ensembleTest.client.svgTranslate([id], 1, 0); return t; }, id);
+    await B.waitForFunction(k => window.benchSeen.length > k, i, { timeout: 10000, polling: 'raf' });
+    const t1 = await B.evaluate(k => window.benchSeen[k], i);
+    lat.push(t1 - t0);
+  }
+  console.log(JSON.stringify({ bench: 'web_edit_to_screen', n, p50_ms: +pct(lat, 50).toFixed(2), p99_ms: +pct(lat, 99).toFixed(2) }));
+  await stop(s.proc);
+}
+
+// --- a C client's round trip in the same run (bench_session, one client, no encryption)
+{
+  const out = execFileSync(path.join(build, 'bench_session'), ['--quick', '--only', 'rtt1', '--system', 'ensemble'], { encoding: 'utf8' });
+  const r = out.split('\n').filter(Boolean).map(l => JSON.parse(l)).find(r => r.curve === 0 && r.k === 1);
+  if (r) console.log(JSON.stringify({ bench: 'c_client_rtt', n: r.n, p50_ms: r.p50_us / 1000, p99_ms: r.p99_us / 1000 }));
+}
+
+// --- the glyph grid of a large font: fresh page, then warm (reload)
+{
+  const file = path.join(tmp, path.basename(font));
+  fs.copyFileSync(font, file);
+  const s = await serve(bin, file);
+  procs.push(s.proc);
+  const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+  const p = await ctx.newPage();
+  const open = async load => {
+    const t0 = Date.now();
+    await load();
+    await p.waitForFunction(() => +document.getElementById('glyph-grid')?.dataset.drawn > 0, null, { timeout: 120000, polling: 'raf' });
+    return { ms: Date.now() - t0, glyphs: +(await p.getAttribute('#glyph-grid', 'data-count')) };
+  };
+  const fresh = await open(() => p.goto(s.web));
+  const warm = [];
+  for (let i = 0; i < (quick ? 2 : 5); i++) warm.push((await open(() => p.reload())).ms);
+  console.log(JSON.stringify({ bench: 'web_glyph_grid_open', font: path.basename(font), glyphs: fresh.glyphs, fresh_ms: fresh.ms, warm_p50_ms: pct(warm, 50) }));
+  await stop(s.proc);
+}
+
+await browser.close();
+for (const pr of procs) await stop(pr);
+fs.rmSync(tmp, { recursive: true, force: true });

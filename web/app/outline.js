@@ -1,0 +1,42 @@
+// Glyph outlines from glyph(name): SFD's points (on-curve and control points) traced as canvas paths.
+
+// Traces every contour into ctx's current path; map(x, y) gives canvas coordinates.
+export function traceGlyph(ctx, contours, map) {
+  for (const pts of contours) {
+    const n = pts.length;
+    if (!n) continue;
+    let first = pts.findIndex(p => p.on);
+    if (first < 0) continue;          // only control points: nothing sensible to draw
+    const start = map(pts[first].x, pts[first].y);
+    ctx.moveTo(start[0], start[1]);
+    let offs = [];
+    for (let k = 1; k <= n; k++) {
+      const p = pts[(first + k) % n];
+      if (!p.on) { offs.push(map(p.x, p.y)); continue; }
+      const q = map(p.x, p.y);
+      if (offs.length === 0) ctx.lineTo(q[0], q[1]);
+      else if (offs.length === 1) ctx.quadraticCurveTo(offs[0][0], offs[0][1], q[0], q[1]);
+      else ctx.bezierCurveTo(offs[0][0], offs[0][1], offs[offs.length - 1][0], offs[offs.length - 1][1], q[0], q[1]);
+      offs = [];
+    }
+    ctx.closePath();
+  }
+}
+
+// Draws a glyph filled into a small canvas cell, scaled to the font's ascent+descent.
+export function drawThumb(canvas, glyph, info) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = 64, h = 64;   // the cell's canvas size in CSS pixels (style.css); no layout read per cell
+  canvas.width = Math.round(w * dpr);
+  canvas.height = Math.round(h * dpr);
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, w, h);
+  const span = (info.ascent + info.descent) || info.em || 1000;
+  const s = (h - 6) / span;
+  const ox = (w - glyph.width * s) / 2, base = 3 + info.ascent * s;
+  ctx.beginPath();
+  traceGlyph(ctx, glyph.contours, (x, y) => [ox + x * s, base - y * s]);
+  ctx.fillStyle = '#222';
+  ctx.fill('nonzero');
+}
