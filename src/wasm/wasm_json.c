@@ -7,22 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-void ensw_json_str(ens_buf *b, const char *s) { ensw_json_strn(b, s ? s : "", s ? strlen(s) : 0); }
+void ensw_json_str(ens_buf *b, const char *s) { ens__buf_json_str(b, s ? s : "", s ? strlen(s) : 0); }
 
-void ensw_json_strn(ens_buf *b, const char *s, size_t len) {
-  ens__buf_putc(b, '"');
-  for (const unsigned char *p = (const unsigned char *)s, *end = p + len; p < end; p++) {
-    if (*p == '"' || *p == '\\') {
-      ens__buf_putc(b, '\\');
-      ens__buf_putc(b, *p);
-    } else if (*p < 0x20) {
-      ens__buf_printf(b, "\\u%04x", *p);
-    } else {
-      ens__buf_putc(b, *p);
-    }
-  }
-  ens__buf_putc(b, '"');
-}
+void ensw_json_strn(ens_buf *b, const char *s, size_t len) { ens__buf_json_str(b, s, len); }
 
 void ensw_json_key_str(ens_buf *b, const char *key, const char *value) {
   ens__buf_printf(b, ",\"%s\":", key);

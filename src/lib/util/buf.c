@@ -65,3 +65,18 @@ void ens__buf_free(ens_buf *b) {
   b->len = b->cap = 0;
   b->oom = 0;
 }
+
+void ens__buf_json_str(ens_buf *b, const char *s, size_t n) {
+  ens__buf_putc(b, '"');
+  for (const unsigned char *p = (const unsigned char *)s, *end = p + n; p < end; p++) {
+    if (*p == '"' || *p == '\\') {
+      ens__buf_putc(b, '\\');
+      ens__buf_putc(b, *p);
+    } else if (*p < 0x20) {
+      ens__buf_printf(b, "\\u%04x", *p);
+    } else {
+      ens__buf_putc(b, *p);
+    }
+  }
+  ens__buf_putc(b, '"');
+}

@@ -21,6 +21,9 @@ void ens__buf_append(ens_buf *b, const void *p, size_t n);
 void ens__buf_putc(ens_buf *b, unsigned char c);
 void ens__buf_puts(ens_buf *b, const char *s);
 void ens__buf_printf(ens_buf *b, const char *fmt, ...);
+/* The n bytes at s as a JSON string, quotes included: '"' and '\\'
+ * escaped, control characters as \u00XX, other bytes as they are. */
+void ens__buf_json_str(ens_buf *b, const char *s, size_t n);
 /* Hands the bytes to the caller (NUL-terminated one past len). */
 unsigned char *ens__buf_detach(ens_buf *b, size_t *len);
 void ens__buf_free(ens_buf *b);

@@ -56,20 +56,7 @@ void ens__tupi_jnum(ens_buf *b, double v) {
   ens__buf_puts(b, s);
 }
 
-void ens__tupi_jstr(ens_buf *b, const char *s) {
-  ens__buf_putc(b, '"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      ens__buf_putc(b, '\\');
-      ens__buf_putc(b, *p);
-    } else if (*p < 0x20) {
-      ens__buf_printf(b, "\\u%04x", *p);
-    } else {
-      ens__buf_putc(b, *p);
-    }
-  }
-  ens__buf_putc(b, '"');
-}
+void ens__tupi_jstr(ens_buf *b, const char *s) { ens__buf_json_str(b, s, strlen(s)); }
 
 const ens__tupi_mat ens__tupi_identity = {1, 0, 0, 1, 0, 0};
 
