@@ -50,6 +50,17 @@ get() {
   curl -s --path-as-is -o "$TMP/body" -w '%{http_code}' "http://127.0.0.1:$PORT$1"
 }
 
+# wait_for PATTERN FILE: until the process $PID writes a line matching
+# PATTERN to FILE, exits, or WAIT seconds pass
+wait_for() {
+  local deadline=$(($(date +%s) + WAIT))
+  while ! grep -q "$1" "$2" 2>/dev/null; do
+    kill -0 "$PID" 2>/dev/null || break
+    [ "$(date +%s)" -ge "$deadline" ] && break
+    sleep 0.05
+  done
+}
+
 command -v curl >/dev/null 2>&1 || { echo "skipped: no curl"; exit 77; }
 
 # --- invite
@@ -106,12 +117,7 @@ printf 'secret\n' >"$TMP/outside.txt"
 "$BIN" serve --bind tcp://127.0.0.1:0 --http 127.0.0.1:0 --web-root "$TMP/web" --invites "$TMP/inv" "$TMP/d.svg" \
   >"$TMP/serve.out" 2>"$TMP/serve.err" &
 PID=$!
-deadline=$(($(date +%s) + WAIT))
-while ! grep -q '^web ' "$TMP/serve.out" 2>/dev/null; do
-  kill -0 "$PID" 2>/dev/null || break
-  [ "$(date +%s)" -ge "$deadline" ] && break
-  sleep 0.05
-done
+wait_for '^web ' "$TMP/serve.out"
 PORT=$(sed -n 's|^web http://127.0.0.1:\([0-9]*\)/$|\1|p' "$TMP/serve.out")
 checks=$((checks + 1))
 if [ -z "$PORT" ]; then
@@ -155,12 +161,7 @@ if run "keygen" 0 "$BIN" keygen "$TMP/srv-keys" && run "keygen for a client" 0 "
   "$BIN" serve --bind tcp://127.0.0.1:0 --keys "$TMP/srv-keys" --authorized-keys "$TMP/authorized" \
     --http 127.0.0.1:0 --web-root "$TMP/web" "$TMP/d.svg" >"$TMP/serve.out" 2>"$TMP/serve.err" &
   PID=$!
-  deadline=$(($(date +%s) + WAIT))
-  while ! grep -q '^web ' "$TMP/serve.out" 2>/dev/null; do
-    kill -0 "$PID" 2>/dev/null || break
-    [ "$(date +%s)" -ge "$deadline" ] && break
-    sleep 0.05
-  done
+  wait_for '^web ' "$TMP/serve.out"
   PORT=$(sed -n 's|^web http://127.0.0.1:\([0-9]*\)/$|\1|p' "$TMP/serve.out")
   checks=$((checks + 1))
   if [ -n "$PORT" ]; then
@@ -178,12 +179,7 @@ fi
 "$BIN" serve --bind tcp://127.0.0.1:0 --http 127.0.0.1:0 --web-root "$TMP/web" "$TMP/d.svg" \
   >"$TMP/serve.out" 2>"$TMP/serve.err" &
 PID=$!
-deadline=$(($(date +%s) + WAIT))
-while ! grep -q '^web ' "$TMP/serve.out" 2>/dev/null; do
-  kill -0 "$PID" 2>/dev/null || break
-  [ "$(date +%s)" -ge "$deadline" ] && break
-  sleep 0.05
-done
+wait_for '^web ' "$TMP/serve.out"
 PORT=$(sed -n 's|^web http://127.0.0.1:\([0-9]*\)/$|\1|p' "$TMP/serve.out")
 if [ -n "$PORT" ]; then
   [ "$(get /status)" = 200 ] || fail "without invites /status is not open on loopback"
@@ -202,12 +198,7 @@ grep -q -e 'Sanitizer' -e 'runtime error:' "$TMP/serve.err" && fail "a sanitizer
 # --- demo --http: the page's address, the live session behind it
 "$BIN" demo --http 127.0.0.1:0 --seconds 3 --out "$TMP/demo-final.sfd" >"$TMP/demo.out" 2>"$TMP/demo.err" &
 PID=$!
-deadline=$(($(date +%s) + WAIT))
-while ! grep -q '^  watch ' "$TMP/demo.out" 2>/dev/null; do
-  kill -0 "$PID" 2>/dev/null || break
-  [ "$(date +%s)" -ge "$deadline" ] && break
-  sleep 0.05
-done
+wait_for '^  watch ' "$TMP/demo.out"
 PORT=$(sed -n 's|^  watch    http://127.0.0.1:\([0-9]*\)/ .*|\1|p' "$TMP/demo.out")
 checks=$((checks + 1))
 if [ -n "$PORT" ]; then
