@@ -162,13 +162,37 @@ else {
   const page = await open('fake=sfd');
   await page.evaluate(() => window.fakeClient.setState('live'));
   await page.waitForSelector('#glyph-grid .cell[data-name="O"]');
-  check((await page.$$('#glyph-grid .cell')).length === 2, 'one grid cell per glyph');
-  await until(() => page.evaluate(() => document.getElementById('glyph-grid').dataset.drawn === '2'), 3000);
+  check((await page.$$('#glyph-grid .cell')).length === 4, 'one grid cell per glyph');
+  await until(() => page.evaluate(() => document.getElementById('glyph-grid').dataset.drawn === '4'), 3000);
   const inked = await page.evaluate(() => {
     const c = document.querySelector('.cell[data-name="O"] canvas'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 128) n++; return n;
   });
   check(inked > 200, `the O's cell is drawn (${inked} inked pixels)`);
+
+  // a composite (Oacute: no contour of its own, O and the acute moved up by 700) is drawn whole
+  const ink = name => page.evaluate(n => {
+    const c = document.querySelector(`.cell[data-name="${n}"] canvas`), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let k = 0, top = c.height;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 128) { k++; top = Math.min(top, Math.floor((i >> 2) / c.width)); }
+    return { k, top, sum: Array.from(d).reduce((a, v, i) => a + v * (i % 97), 0) };
+  }, name);
+  const inkO = await ink('O'), inkOa = await ink('Oacute');
+  check(inkOa.k > inkO.k + 30 && inkOa.top < inkO.top,
+        `the composite Oacute shows its O and, above it, its acute: ${inkOa.k} inked pixels from row ${inkOa.top} (the O alone: ${inkO.k} from row ${inkO.top})`);
+  // a change to O redraws O and Oacute, and no other cell
+  const draws = () => page.evaluate(() => Object.fromEntries(Array.from(document.querySelectorAll('#glyph-grid .cell'), c => [c.dataset.name, +c.dataset.draws])));
+  const before = await draws();
+  await page.evaluate(() => {
+    const o = window.fakeClient.g('O');
+    for (const p of o.contours[0]) p.x = 350 + (p.x - 350) / 2;
+    window.fakeClient.changed({ kind: 'point' });
+  });
+  await until(async () => (await draws()).Oacute > before.Oacute, 3000);
+  const after = await draws(), inkOa2 = await ink('Oacute');
+  check(after.O === before.O + 1 && after.Oacute === before.Oacute + 1 && after.square === before.square && after.acute === before.acute,
+        `a change to O redraws O and its composite Oacute only: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+  check(inkOa2.k < inkOa.k && inkOa2.sum !== inkOa.sum, `Oacute's cell shows the narrower O (${inkOa.k} -> ${inkOa2.k} inked pixels)`);
   await page.evaluate(() => window.fakeClient.setPeople([{ site: '2', name: 'Bob', colour: '#e0457b', selection: ['1:10'], pointer: null }]));
   check((await page.getAttribute('.cell[data-name="square"]', 'data-who')) === 'Bob', 'Bob\'s glyph marked in the grid');
   await shot(page, build, 'ui-glyph-grid');
@@ -210,6 +234,41 @@ else {
         'select + Delete removes the point: ' + JSON.stringify(c));
   await page.evaluate(() => window.fakeClient.setPeople([{ site: '2', name: 'Bob', colour: '#e0457b', selection: ['1:10'], pointer: { x: 250, y: 250, ctx: '1:10' } }]));
   await shot(page, build, 'ui-glyph-editor');
+  await page.close();
+}
+
+// --- a composite in the glyph editor: its references drawn muted, not points one can pick
+{
+  const page = await open('fake=sfd&glyph=Oacute');
+  await page.evaluate(() => window.fakeClient.setState('live'));
+  await page.waitForSelector('#glyph-canvas');
+  check((await page.textContent('.glyph-refs')) === 'references O, acute', 'the editor names the references: ' + await page.textContent('.glyph-refs'));
+  // the canvas's colour at font units (x, y)
+  const rgba = (x, y) => page.evaluate(([x, y]) => {
+    const ed = window.ensembleTest.view().child, p = ed.toPx(x, y), dpr = window.devicePixelRatio || 1;
+    return Array.from(ed.canvas.getContext('2d').getImageData(Math.round(p[0] * dpr), Math.round(p[1] * dpr), 1, 1).data);
+  }, [x, y]);
+  const inO = await rgba(350, 350), inAcute = await rgba(400, 760), outside = await rgba(680, 200);
+  check(inO[3] > 20 && inO[3] < 120 && inO[2] > inO[0] && inAcute[3] > 20 && outside[3] === 0,
+        `O and the acute drawn muted (a light blue-grey) where they are: ${JSON.stringify({ inO, inAcute, outside })}`);
+  await shot(page, build, 'ui-glyph-composite');
+  await clear(page);
+  const [x, y] = await page.evaluate(() => {
+    const ed = window.ensembleTest.view().child, r = ed.canvas.getBoundingClientRect(), p = ed.toPx(650, 350);
+    return [r.left + p[0], r.top + p[1]];
+  });
+  await page.mouse.move(x, y); await page.mouse.down();
+  for (let i = 1; i <= 5; i++) await page.mouse.move(x + 8 * i, y);
+  await page.mouse.up();
+  const sel = await page.evaluate(() => window.ensembleTest.view().child.selected.length);
+  check((await calls(page)).length === 0 && sel === 0, 'dragging a point of a reference edits nothing and selects nothing');
+  // O made narrower by a collaborator: the editor redraws Oacute with it
+  await page.evaluate(() => {
+    const o = window.fakeClient.g('O');
+    for (const p of o.contours[0]) p.x = 350 + (p.x - 350) / 2;
+    window.fakeClient.changed({ kind: 'point' });
+  });
+  check(await until(async () => (await rgba(600, 350))[3] === 0, 3000), 'a change to O shows in the open Oacute at once (its old edge is now empty)');
   await page.close();
 }
 
