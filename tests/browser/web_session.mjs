@@ -200,6 +200,30 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
   const glyphs = await A.evaluate(() => window.ensembleTest.client.glyphs());
   check((await A.getAttribute('#glyph-grid', 'data-count')) === String(glyphs.length), `the grid holds every glyph (${glyphs.length})`);
   await shot(A, build, 'session-glyph-grid');
+  // composites (Agrave = A + Grave moved by 1212, 373: no contour of its own) drawn in the grid
+  const ink = (page, name) => page.evaluate(n => {
+    const c = document.querySelector(`.cell[data-name="${n}"] canvas`);
+    if (!c) return null;
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let k = 0, top = c.height, sum = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 128) { k++; sum += i; top = Math.min(top, Math.floor((i >> 2) / c.width)); }
+    return { k, top, sum, draws: +c.parentNode.dataset.draws };
+  }, name);
+  const inkA = await ink(A, 'A'), inkAg = await ink(A, 'Agrave');
+  // (Agrave reaches above the ascent, so its cell is drawn a little smaller to fit)
+  check(inkA && inkAg && inkAg.k > inkA.k / 2 && inkAg.top < inkA.top,
+        `the grid draws Agrave, a composite, as its A with the grave above: ${JSON.stringify({ A: inkA, Agrave: inkAg })}`);
+  // B moves a point of A: A's page redraws Agrave's cell with it
+  await B.evaluate(() => {
+    const c = window.ensembleTest.client, on = c.glyph('A').contours[0].findIndex(p => p.on);
+    c.glyphMovePoints('A', [[0, on]], -300, 0);
+  });
+  check(await until(async () => (await ink(A, 'Agrave')).draws > inkAg.draws, 5000), 'B\'s change to A redraws Agrave\'s cell in A\'s page');
+  const inkAg2 = await ink(A, 'Agrave');
+  check(inkAg2.sum !== inkAg.sum, `Agrave's cell shows the moved point (${inkAg.k} -> ${inkAg2.k} inked pixels)`);
+  await shot(A, build, 'session-glyph-grid-composite-edited');
+  await B.evaluate(() => window.ensembleTest.client.undo());
+  check((await converged(s.web, [A, B])).ok, 'B\'s undo of its move of A converges');
   const withPoints = await A.evaluate(gs => gs.map(g => window.ensembleTest.client.glyph(g.name)).filter(g => g.contours.length && g.contours[0].length > 3).map(g => g.name), glyphs);
   const [gA, gB] = withPoints;
   for (const [p, n] of [[A, gA], [B, gB]]) {
