@@ -25,7 +25,7 @@ const FONT = {
     // a composite: no contours of its own, O and the acute above it
     { id: '1:13', name: 'Oacute', unicode: 0xd3, width: 700, contours: [],
       refs: [{ glyph: 'O', id: '1:11', ref: '1:14', transform: [1, 0, 0, 1, 0, 0] },
-             { glyph: 'acute', id: '1:12', ref: '1:15', transform: [1, 0, 0, 1, 200, 700] }] },
+             { glyph: 'acute', id: '1:12', ref: '1:15', transform: [1, 0, 0, 1, 200, 660] }] },
   ],
 };
 

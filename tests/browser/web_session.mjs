@@ -60,8 +60,8 @@ async function converged(web, pages, ms = 20000) {
 }
 
 async function dragEl(page, id, dx, dy) {
-  // the view redraws the drawing on every change and state change: an
-  // element caught while its drawing is replaced has no box yet
+  // an element the page has not drawn yet (its change still waiting for
+  // the next frame) has no box: wait for it
   let b = null;
   for (let i = 0; i < 40 && !b; i++) {
     b = await page.locator(`#drawing [data-ens-id="${id}"]`).boundingBox();
@@ -119,6 +119,11 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
 
   // three authors at once: A drags, B deletes, the native mirror adds a shape
   const e1Before = await elHtml(B, e1);
+  // nodes of B's page that nobody edits now: they must stay the same DOM objects (the page patches)
+  await B.evaluate(([e1, e4]) => {
+    const q = id => document.querySelector(`#drawing [data-ens-id="${id}"]`);
+    window.held = { e1: q(e1), e4: q(e4), svg: document.querySelector('#drawing > svg'), full: window.ensembleTest.view().renders.full };
+  }, [e1, e4]);
   await Promise.all([
     dragEl(A, e1, 40, 25),
     (async () => { await B.click(`#drawing [data-ens-id="${e2}"]`); await B.keyboard.press('Delete'); })(),
@@ -135,6 +140,13 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
     check(v.native && v.deleted, `page ${n} shows the native client's shape and B's delete: ` + JSON.stringify(v));
   }
   check((await elHtml(B, e1)) !== e1Before, 'A\'s drag shows in B\'s page');
+  const held = await B.evaluate(([e1, e4]) => {
+    const q = id => document.querySelector(`#drawing [data-ens-id="${id}"]`), v = window.ensembleTest.view();
+    return { e4: q(e4) === window.held.e4, e1: q(e1) === window.held.e1, svg: document.querySelector('#drawing > svg') === window.held.svg,
+             full: v.renders.full - window.held.full, patched: v.renders.patched };
+  }, [e1, e4]);
+  check(held.e4 && held.e1 && held.svg && held.full === 0,
+        'B\'s page patched its drawing: an untouched element, the moved one and the root are the same DOM nodes as before: ' + JSON.stringify(held));
   await shot(A, build, 'session-drawing-a');
   await shot(B, build, 'session-drawing-b');
 
