@@ -31,6 +31,26 @@ async function cleanup() {
 }
 process.on('uncaughtException', async e => { console.error('FAIL: ' + (e.stack || e)); await cleanup(); process.exit(1); });
 
+// Does the page's drawing (patched change after change) equal a full fresh copy of the client's
+// document? Elements, attributes (in any order) and text compared; '' when equal, else the first
+// difference.
+const drawingDiff = page => page.evaluate(() => {
+  const v = window.ensembleTest.view(), live = v.svg, fresh = v.freshCopy();
+  const attrs = e => Array.from(e.attributes, a => `${a.namespaceURI}|${a.localName}=${a.value}`).sort().join(' ');
+  const walk = (a, b, at) => {
+    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return `${at}: ${a.nodeName} / ${b.nodeName}`;
+    if (a.nodeType !== 1) return a.data === b.data ? '' : `${at}: text "${a.data}" / "${b.data}"`;
+    if (attrs(a) !== attrs(b)) return `${at}: [${attrs(a)}] / [${attrs(b)}]`;
+    if (a.childNodes.length !== b.childNodes.length) return `${at}: ${a.childNodes.length} / ${b.childNodes.length} children`;
+    for (let i = 0; i < a.childNodes.length; i++) {
+      const d = walk(a.childNodes[i], b.childNodes[i], `${at}/${b.childNodes[i].nodeName}[${i}]`);
+      if (d) return d;
+    }
+    return '';
+  };
+  return walk(live, fresh, 'svg');
+});
+
 browser = await launch();
 
 // Each page in its own context: its own storage, so its own name and client id.
@@ -140,6 +160,7 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
     check(v.native && v.deleted, `page ${n} shows the native client's shape and B's delete: ` + JSON.stringify(v));
   }
   check((await elHtml(B, e1)) !== e1Before, 'A\'s drag shows in B\'s page');
+  const patchDiffs = [await drawingDiff(A), await drawingDiff(B)];
   const held = await B.evaluate(([e1, e4]) => {
     const q = id => document.querySelector(`#drawing [data-ens-id="${id}"]`), v = window.ensembleTest.view();
     return { e4: q(e4) === window.held.e4, e1: q(e1) === window.held.e1, svg: document.querySelector('#drawing > svg') === window.held.svg,
@@ -193,6 +214,8 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
     return now[0] !== seenByB[0] && now[1] !== seenByB[1] && /778899/i.test(now[1]);
   }, 3000);
   check(reached, 'all three offline edits of A reached B');
+  patchDiffs.push(await drawingDiff(A), await drawingDiff(B));
+  check(patchDiffs.every(d => d === ''), 'each page\'s patched drawing equals a full fresh copy of its document (after three authors, after the cut): ' + JSON.stringify(patchDiffs));
   await A.close(); await B.close();
   await stop(j.proc); await stop(s.proc);
 }

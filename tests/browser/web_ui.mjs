@@ -15,6 +15,26 @@ const corpus = path.resolve(process.env.ENSEMBLE_CORPUS || path.join(here, '../.
 const GRID_SVG = 'svg/librsvg/rsvg/tests/fixtures/reftests/adwaita/view-app-grid-symbolic.svg';
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
 
+// Does the page's drawing (patched change after change) equal a full fresh copy of the client's
+// document? Elements, attributes (in any order) and text compared; '' when equal, else the first
+// difference.
+const drawingDiff = page => page.evaluate(() => {
+  const v = window.ensembleTest.view(), live = v.svg, fresh = v.freshCopy();
+  const attrs = e => Array.from(e.attributes, a => `${a.namespaceURI}|${a.localName}=${a.value}`).sort().join(' ');
+  const walk = (a, b, at) => {
+    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return `${at}: ${a.nodeName} / ${b.nodeName}`;
+    if (a.nodeType !== 1) return a.data === b.data ? '' : `${at}: text "${a.data}" / "${b.data}"`;
+    if (attrs(a) !== attrs(b)) return `${at}: [${attrs(a)}] / [${attrs(b)}]`;
+    if (a.childNodes.length !== b.childNodes.length) return `${at}: ${a.childNodes.length} / ${b.childNodes.length} children`;
+    for (let i = 0; i < a.childNodes.length; i++) {
+      const d = walk(a.childNodes[i], b.childNodes[i], `${at}/${b.childNodes[i].nodeName}[${i}]`);
+      if (d) return d;
+    }
+    return '';
+  };
+  return walk(live, fresh, 'svg');
+});
+
 const browser = await launch();
 async function open(hash) {
   const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
@@ -166,6 +186,7 @@ const clear = page => page.evaluate(() => { window.fakeClient.calls = []; });
   });
   await page.waitForFunction(() => document.querySelector('#drawing [data-ens-id="1:3"]').getAttribute('fill') === '#00ff00');
   let s1 = await same(), r1 = await renders();
+  const diffs = [await drawingDiff(page)];
   check(s1.svg && s1.rect && s1.path && s1.circle && s1.overlay && r1.full === r0.full && r1.patched === r0.patched + 1,
         `a collaborator recolours the circle: it is patched in place, every node the same object: ${JSON.stringify({ s1, r0, r1 })}`);
   // a change arriving during a drag: the drag and its preview go on, the change shows
@@ -191,6 +212,7 @@ const clear = page => page.evaluate(() => { window.fakeClient.calls = []; });
   check(c.length === 1 && c[0][0] === 'svgTranslate' && c[0][1].join() === '1:2', 'the drag still ends in one svgTranslate: ' + JSON.stringify(c));
   check((await page.evaluate(() => document.querySelector('#drawing [data-ens-id="1:2"]').getAttribute('transform'))) === 'translate(0 5)',
         'after mouse-up the rectangle shows the document\'s transform');
+  diffs.push(await drawingDiff(page));
   // deleted, then reordered: the others keep their nodes
   await page.evaluate(() => {
     const f = window.fakeClient;
@@ -200,6 +222,7 @@ const clear = page => page.evaluate(() => { window.fakeClient.calls = []; });
   await page.waitForFunction(() => !document.querySelector('#drawing [data-ens-id="1:4"]'));
   s1 = await same();
   check(s1.rect && s1.circle && s1.svg && !s1.path, 'a collaborator\'s delete removes that element only: ' + JSON.stringify(s1));
+  diffs.push(await drawingDiff(page));
   await page.evaluate(() => {
     const f = window.fakeClient, m = /<rect data-ens-id="1:2"[^>]*\/>\n/.exec(f.svg);
     f.svg = f.svg.replace(m[0], '').replace('</svg>', m[0] + '</svg>');
@@ -209,6 +232,8 @@ const clear = page => page.evaluate(() => { window.fakeClient.calls = []; });
   s1 = await same();
   const r2 = await renders();
   check(s1.rect && s1.circle && s1.svg && r2.full === r0.full, `a collaborator raises the rectangle to the top: moved, the same node (full redraws: ${r2.full})`);
+  diffs.push(await drawingDiff(page));
+  check(diffs.every(d => d === ''), 'after each patch the page\'s drawing equals a full fresh copy of the document: ' + JSON.stringify(diffs));
   await page.close();
 }
 

@@ -63,12 +63,11 @@ export class DrawingView {
     if (this.svg && text === this.text && key === this.idsKey) { this.renders.same++; this.drawPresence(); return; }
     let root;
     try {
-      root = sanitizeSvg(text, document, ids);
+      root = this.freshCopy(text, ids);
     } catch (err) {
       this.onError(err.message);
       return;
     }
-    fitView(root);
     const live = this.svg;
     if (live && patchTree(live, root, this.drag ? (el, name, value) => this.dragAttr(el, name, value) : null)) {
       this.renders.patched++;
@@ -85,6 +84,14 @@ export class DrawingView {
     const kept = this.selected.filter(id => existing.has(id));
     if (kept.length !== this.selected.length) this.select(kept);
     this.drawPresence();
+  }
+
+  // The document as a new, detached <svg> for the page (sanitised, sized to the view); throws with
+  // the reason when it cannot be shown.
+  freshCopy(text = this.client.svgText(), ids = this.client.svgIds()) {
+    const root = sanitizeSvg(text, document, ids);
+    fitView(root);
+    return root;
   }
 
   // A dragged element's transform is the preview's: a new one from the document is kept as the
