@@ -129,17 +129,24 @@ static int s_glyph(s_walk *w, const ens_obj *glyph, const double m[6], size_t de
   return rc;
 }
 
+int ens__glyph_outline_of(const ens_doc *doc, const ens_obj *glyph, unsigned flags, ens_glyph_outline *out) {
+  if (!out) return ens__error(ENS_EINVAL, "no outline to fill");
+  memset(out, 0, sizeof *out);
+  if (!doc || !glyph || strcmp(ens_obj_kind(glyph), ENS_SFD_GLYPH) != 0)
+    return ens__error(ENS_EINVAL, "no font or no glyph to draw");
+  static const double id[6] = {1, 0, 0, 1, 0, 0};
+  s_walk w = {.doc = doc, .out = out, .budget = S_BUDGET};
+  int rc = s_glyph(&w, glyph, id, 0, !(flags & ENS_GLYPH_OUTLINE_REFS_ONLY));
+  if (rc) ens_glyph_outline_free(out);
+  return rc;
+}
+
 int ens_glyph_outline_get(const ens_doc *doc, const char *glyph, unsigned flags, ens_glyph_outline *out) {
   if (!out) return ens__error(ENS_EINVAL, "no outline to fill");
   memset(out, 0, sizeof *out);
   const ens_obj *g;
   int rc = doc && glyph ? ens__glyph_get(doc, glyph, &g) : ens__error(ENS_EINVAL, "no font or no glyph name");
-  if (rc) return rc;
-  static const double id[6] = {1, 0, 0, 1, 0, 0};
-  s_walk w = {.doc = doc, .out = out, .budget = S_BUDGET};
-  rc = s_glyph(&w, g, id, 0, !(flags & ENS_GLYPH_OUTLINE_REFS_ONLY));
-  if (rc) ens_glyph_outline_free(out);
-  return rc;
+  return rc ? rc : ens__glyph_outline_of(doc, g, flags, out);
 }
 
 void ens_glyph_outline_free(ens_glyph_outline *out) {
