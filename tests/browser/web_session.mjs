@@ -259,6 +259,22 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
   await shot(A, build, 'session-glyph-grid-composite-edited');
   await B.evaluate(() => window.ensembleTest.client.undo());
   check((await converged(s.web, [A, B])).ok, 'B\'s undo of its move of A converges');
+  // Agrave in the editor: A and Grave drawn muted: at the middle of Grave's quadrilateral
+  // (-555,1394 in Grave, moved by the reference's 1212,373) and in A's left leg
+  await A.evaluate(() => window.ensembleTest.view().child.reveal('Agrave'));
+  await A.click('.cell[data-name="Agrave"]');
+  await A.waitForSelector('#glyph-canvas');
+  const refsText = await A.textContent('.glyph-refs');
+  const muted = await A.evaluate(() => {
+    const ed = window.ensembleTest.view().child, dpr = window.devicePixelRatio || 1;
+    const at = (x, y) => { const p = ed.toPx(x, y); return Array.from(ed.canvas.getContext('2d').getImageData(Math.round(p[0] * dpr), Math.round(p[1] * dpr), 1, 1).data); };
+    return { grave: at(-555 + 1212, 1394 + 373), aLeg: at(150, 40) };
+  });
+  check(refsText === 'references A, Grave' && muted.grave[3] > 20 && muted.grave[3] < 120 && muted.aLeg[3] > 20 && muted.aLeg[3] < 120,
+        `the editor draws Agrave's references muted: "${refsText}", ${JSON.stringify(muted)}`);
+  await shot(A, build, 'session-glyph-composite');
+  await A.click('button[data-act=back]');
+  await A.waitForSelector('#glyph-grid .cell');
   const withPoints = await A.evaluate(gs => gs.map(g => window.ensembleTest.client.glyph(g.name)).filter(g => g.contours.length && g.contours[0].length > 3).map(g => g.name), glyphs);
   const [gA, gB] = withPoints;
   for (const [p, n] of [[A, gA], [B, gB]]) {

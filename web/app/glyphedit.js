@@ -48,14 +48,28 @@ export class GlyphEditor {
     window.removeEventListener('resize', this.resizeHandler);
   }
 
-  // font units <-> canvas pixels: the em box with a margin, y up
+  // font units <-> canvas pixels: the em box with a margin, y up, grown to hold what reaches beyond
+  // it (an accent above a capital's ascent, a mark left of the origin)
   layout() {
     const r = this.canvas.getBoundingClientRect();
-    const info = this.info, g = this.glyph;
-    const span = info.ascent + info.descent || info.em || 1000;
-    const s = Math.min((r.height - 60) / span, (r.width - 80) / Math.max(g.width, span * 0.6));
-    const ox = (r.width - g.width * s) / 2, base = 30 + info.ascent * s;
+    const e = this.ext;
+    const s = Math.min((r.height - 60) / (e.top - e.bottom), (r.width - 80) / Math.max(e.right - e.left, (e.top - e.bottom) * 0.6));
+    const ox = (r.width - (e.left + e.right) * s) / 2, base = 30 + e.top * s;
     return { s, ox, base, w: r.width, h: r.height, rect: r };
+  }
+
+  // The box the view shows, from the glyph as the document has it (not the drag's preview, so the
+  // view holds still while one drags)
+  extent() {
+    const info = this.info, g = this.glyph;
+    const e = { top: info.ascent, bottom: -info.descent, left: 0, right: g.width };
+    if (!(e.top > e.bottom)) { e.top = info.em || 1000; e.bottom = 0; }
+    for (const pts of [...g.contours, ...(this.refs ? this.refs.contours : [])])
+      for (const p of pts) {
+        e.top = Math.max(e.top, p.y); e.bottom = Math.min(e.bottom, p.y);
+        e.left = Math.min(e.left, p.x); e.right = Math.max(e.right, p.x);
+      }
+    return e;
   }
   toPx(x, y) { const L = this.L; return [L.ox + x * L.s, L.base - y * L.s]; }
   toFont(px, py) { const L = this.L; return [(px - L.ox) / L.s, (L.base - py) / L.s]; }
@@ -70,6 +84,7 @@ export class GlyphEditor {
     this.refs = (g.refs || []).length ? this.client.glyphOutline(this.name, { refsOnly: true }) : null;
     this.refsEl.textContent = (g.refs || []).length ? 'references ' + g.refs.map(r => r.glyph).join(', ') : '';
     this.info = this.client.fontInfo();
+    this.ext = this.extent();
     this.selected = this.selected.filter(([c, i]) => g.contours[c] && g.contours[c][i]);
     this.widthEl.textContent = g.width;
     this.paint();

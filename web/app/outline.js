@@ -15,7 +15,9 @@ export function traceGlyph(ctx, contours, map) {
       if (!p.on) { offs.push(map(p.x, p.y)); continue; }
       const q = map(p.x, p.y);
       if (offs.length === 0) ctx.lineTo(q[0], q[1]);
-      else if (offs.length === 1) ctx.quadraticCurveTo(offs[0][0], offs[0][1], q[0], q[1]);
+      // one control, or a quadratic (TrueType) segment's one control written twice as SFD does
+      else if (offs.length === 1 || (offs.length === 2 && offs[0][0] === offs[1][0] && offs[0][1] === offs[1][1]))
+        ctx.quadraticCurveTo(offs[0][0], offs[0][1], q[0], q[1]);
       else ctx.bezierCurveTo(offs[0][0], offs[0][1], offs[offs.length - 1][0], offs[offs.length - 1][1], q[0], q[1]);
       offs = [];
     }
