@@ -298,12 +298,48 @@ static void test_multiplying_references_are_bounded(void **state) {
   ens_doc_free(doc);
 }
 
+/* One glyph of 3,000 references, each to a glyph of its own: every one
+ * drawn and listed once. */
+static void test_many_glyphs_listed_once(void **state) {
+  (void)state;
+  enum { N = 3000 };
+  size_t cap = 512 * 1024;
+  char *text = malloc(cap);
+  assert_non_null(text);
+  size_t n = (size_t)snprintf(text, cap, "%sBeginChars: 65536 %d\n\nStartChar: all\nEncoding: 65536 -1 0\nWidth: 600\n"
+                                         "Flags: W\nLayerCount: 2\nFore\n", HEAD, N + 1);
+  for (int k = 0; k < N; k++) n += (size_t)snprintf(text + n, cap - n, "Refer: %d -1 N 1 0 0 1 %d 0 2\n", k + 1, k);
+  n += (size_t)snprintf(text + n, cap - n, "Refer: 1 -1 N 1 0 0 1 0 9 2\nEndChar\n"); /* the first one twice */
+  for (int k = 0; k < N; k++)
+    n += (size_t)snprintf(text + n, cap - n,
+                          "\nStartChar: g%d\nEncoding: %d -1 %d\nWidth: 600\nFlags: W\nLayerCount: 2\nFore\n"
+                          "SplineSet\n0 0 m 1\n 1 0 l 1\n 0 0 l 1\nEndSplineSet\nEndChar\n",
+                          k, 65537 + k, k + 1);
+  n += (size_t)snprintf(text + n, cap - n, "EndChars\nEndSplineFont\n");
+  assert_true(n < cap);
+  ens_doc *doc = s_read(text);
+  free(text);
+  ens_glyph_outline o;
+  S_OK(ens_glyph_outline_get(doc, "all", 0, &o));
+  assert_false(o.cut);
+  assert_int_equal(o.ncontours, N + 1);
+  assert_int_equal(o.nglyphs, N + 1);
+  assert_true(o.glyphs[1] == ens_obj_id(ens_glyph_find(doc, "g0")));
+  char name[16];
+  snprintf(name, sizeof name, "g%d", N - 1);
+  assert_true(o.glyphs[N] == ens_obj_id(ens_glyph_find(doc, name)));
+  s_pt(&o, N, 0, 0, 9, 1); /* the first glyph again, moved by (0, 9) */
+  ens_glyph_outline_free(&o);
+  ens_doc_free(doc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_composite_draws_its_references_transformed),
       cmocka_unit_test(test_quadratic_segment_has_one_control),
       cmocka_unit_test(test_cycle_is_cut),
       cmocka_unit_test(test_multiplying_references_are_bounded),
+      cmocka_unit_test(test_many_glyphs_listed_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

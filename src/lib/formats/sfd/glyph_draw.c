@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../util/error.h"
+#include "../../util/hash.h"
 #include "glyph_int.h"
 #include "sfd_int.h"
 
@@ -17,6 +18,8 @@ typedef struct {
   const ens_doc *doc;
   ens_glyph_outline *out;
   size_t pcap, ccap, gcap;
+  ens_id *seen; /* the glyphs listed in out->glyphs, as an open-addressed set (a power of two; 0 free) */
+  size_t scap;
   const ens_obj *path[ENS__GLYPH_MAX_REF_DEPTH + 1]; /* the glyphs being drawn, outermost first */
   size_t budget;
 } s_walk;
@@ -48,13 +51,33 @@ static int s_point(s_walk *w, const double m[6], double x, double y, int on) {
   return 0;
 }
 
+/* A set, not a scan of the list: a hostile glyph may reach thousands of
+ * glyphs through the 100,000 references the budget allows. */
 static int s_note_glyph(s_walk *w, ens_id id) {
   ens_glyph_outline *o = w->out;
-  for (size_t i = 0; i < o->nglyphs; i++)
-    if (o->glyphs[i] == id) return 0;
+  if (2 * (o->nglyphs + 1) > w->scap) {
+    size_t cap = w->scap ? w->scap * 2 : 64;
+    ens_id *set = calloc(cap, sizeof *set);
+    if (!set) return ens__error(ENS_ENOMEM, "out of memory drawing a glyph");
+    for (size_t i = 0; i < o->nglyphs; i++) {
+      size_t h = (size_t)ens__mix64(o->glyphs[i]) & (cap - 1);
+      while (set[h]) h = (h + 1) & (cap - 1);
+      set[h] = o->glyphs[i];
+    }
+    free(w->seen);
+    w->seen = set;
+    w->scap = cap;
+  }
+  size_t h = (size_t)ens__mix64(id) & (w->scap - 1);
+  while (w->seen[h]) {
+    if (w->seen[h] == id) return 0;
+    h = (h + 1) & (w->scap - 1);
+  }
   int rc = s_grow((void **)&o->glyphs, &w->gcap, o->nglyphs + 1, sizeof *o->glyphs);
-  if (!rc) o->glyphs[o->nglyphs++] = id;
-  return rc;
+  if (rc) return rc;
+  w->seen[h] = id;
+  o->glyphs[o->nglyphs++] = id;
+  return 0;
 }
 
 /* One contour in drawing order: point 0, then for each later point the
@@ -137,6 +160,7 @@ int ens__glyph_outline_of(const ens_doc *doc, const ens_obj *glyph, unsigned fla
   static const double id[6] = {1, 0, 0, 1, 0, 0};
   s_walk w = {.doc = doc, .out = out, .budget = S_BUDGET};
   int rc = s_glyph(&w, glyph, id, 0, !(flags & ENS_GLYPH_OUTLINE_REFS_ONLY));
+  free(w.seen);
   if (rc) ens_glyph_outline_free(out);
   return rc;
 }
