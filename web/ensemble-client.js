@@ -92,7 +92,12 @@ export class ClientIds {
     for (const e of this.read(key)) {
       const release = await tryLock(this.locks, 'ensemble.client:' + e.id);
       if (release) {
-        this.write(key, [e, ...this.read(key).filter((o) => o.id !== e.id)]);
+        try {
+          this.write(key, [e, ...this.read(key).filter((o) => o.id !== e.id)]); // the latest first
+        } catch (err) {
+          release();
+          throw err;
+        }
         return { key, id: e.id, site: e.site | 0, mark: Number(e.mark) || 0, release };
       }
     }
@@ -101,7 +106,12 @@ export class ClientIds {
       if (/^0+$/.test(id)) continue; // the host's
       const release = await tryLock(this.locks, 'ensemble.client:' + id);
       if (!release) continue;
-      this.write(key, [{ id, site: 0, mark: 0 }, ...this.read(key)]);
+      try {
+        this.write(key, [{ id, site: 0, mark: 0 }, ...this.read(key)]);
+      } catch (err) { // not kept: this page goes on with a new id of its own (connect)
+        release();
+        throw err;
+      }
       return { key, id, site: 0, mark: 0, release };
     }
   }
