@@ -32,7 +32,7 @@ set(ENS_WASM_EXPORTS
     _ensw_clear_pointer _ensw_svg_text _ensw_svg_ids _ensw_svg_translate _ensw_svg_delete _ensw_svg_colour
     _ensw_svg_order _ensw_glyphs _ensw_font_info _ensw_glyph _ensw_glyph_move _ensw_glyph_width
     _ensw_glyph_add_point _ensw_glyph_remove_point _ensw_lottie_text _ensw_lottie_move_keyframe _ensw_lottie_shift_layer
-    _ensw_name _ensw_id_mark _ensw_id_floor)
+    _ensw_lottie_find _ensw_name _ensw_id_mark _ensw_id_floor)
 string(REPLACE ";" "," ENS_WASM_EXPORTS_CSV "${ENS_WASM_EXPORTS}")
 
 add_custom_command(
@@ -61,6 +61,26 @@ foreach(f ${ENS_WEB_FILES})
                      DEPENDS ${CMAKE_SOURCE_DIR}/web/${f})
   list(APPEND ENS_WEB_COPIES ${ENS_WEB_DIR}/${f})
 endforeach()
+
+# The animation view's player: lottie-web's light build (SVG renderer, no
+# expression evaluation, so an animation from a collaborator runs no code),
+# from npm, pinned by vendor/web/package-lock.json and installed there by
+# scripts/bootstrap (`npm ci`). Without it the page shows the timeline and
+# says the player is missing.
+set(ENS_LOTTIE_WEB ${CMAKE_SOURCE_DIR}/vendor/web/node_modules/lottie-web)
+if(EXISTS ${ENS_LOTTIE_WEB}/build/player/lottie_light.min.js)
+  foreach(pair "build/player/lottie_light.min.js=lottie_light.min.js" "LICENSE.md=lottie-web-LICENSE.md")
+    string(REPLACE "=" ";" pair "${pair}")
+    list(GET pair 0 from)
+    list(GET pair 1 to)
+    add_custom_command(OUTPUT ${ENS_WEB_DIR}/vendor/${to}
+                       COMMAND ${CMAKE_COMMAND} -E copy ${ENS_LOTTIE_WEB}/${from} ${ENS_WEB_DIR}/vendor/${to}
+                       DEPENDS ${ENS_LOTTIE_WEB}/${from})
+    list(APPEND ENS_WEB_COPIES ${ENS_WEB_DIR}/vendor/${to})
+  endforeach()
+else()
+  message(WARNING "web client: no animation player (run `npm ci` in vendor/web, or scripts/bootstrap)")
+endif()
 
 add_custom_target(ensemble_web ALL DEPENDS ${ENS_WEB_DIR}/ensemble.js ${ENS_WEB_DIR}/ensemble.wasm ${ENS_WEB_COPIES})
 install(DIRECTORY ${ENS_WEB_DIR}/ DESTINATION share/ensemble/web)

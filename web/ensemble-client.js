@@ -445,6 +445,8 @@ export class EnsembleClient {
 
   // --- animation (addresses of ensemble/lottieedit.h: "[0].p")
   lottieText() { return this._str('ensw_lottie_text', [this.h], ['number']); }
+  // the id ("site:counter") of the layer, shape or property at an address, or null
+  lottieFind(address) { return JSON.parse(this._str('ensw_lottie_find', [this.h, address], ['number', 'string'])); }
   lottieMoveKeyframe(prop, t, newT) {
     this._local(this._int('ensw_lottie_move_keyframe', [this.h, prop, t, newT],
       ['number', 'string', 'number', 'number']), 'Move keyframe', 'move');

@@ -29,3 +29,16 @@ EMSCRIPTEN_KEEPALIVE int ensw_lottie_shift_layer(ensw *h, const char *layer, dou
   int rc = d ? ens_lottie_shift_layer(d, layer, dt, &txn) : ENS_EINVAL;
   return rc ? rc : ensw__commit(h, txn);
 }
+
+/* The id of what an address names ("[0]", "[0]/[1].s"), as JSON: a
+ * "site:counter" string, or null when the address names nothing. The
+ * page selects layers by id, so that collaborators see the selection on
+ * the same layer wherever the list has moved it. */
+EMSCRIPTEN_KEEPALIVE const char *ensw_lottie_find(ensw *h, const char *address) {
+  ens_buf b = {0};
+  const ens_doc *d = ensw__doc(h);
+  const ens_obj *o = d ? ens_lottie_find(d, address) : NULL;
+  if (o) ensw_json_id(&b, ens_obj_id(o));
+  else ens__buf_append(&b, "null", 4);
+  return ensw__out(h, &b);
+}

@@ -5,6 +5,7 @@ import { TopBar } from './topbar.js';
 import { Orchestra } from './orchestra.js';
 import { DrawingView } from './drawing.js';
 import { FontView } from './font.js';
+import { AnimationView } from './animation.js';
 import { installTestHook } from './testhook.js';
 
 const bar = new TopBar();
@@ -60,7 +61,8 @@ function ensureView() {
   bar.setDocument(params.get('doc') || location.host, kind);
   if (kind === 'svg') view = new DrawingView(client, host, fail);
   else if (kind === 'sfd') view = new FontView(client, host);
-  else { view = null; fail('Animations cannot be shown in the browser yet; the session goes on.'); }
+  else if (kind === 'lottie') view = new AnimationView(client, host, fail, text => bar.note(text));
+  else { view = null; fail(`A document of kind "${kind}" cannot be shown in the browser; the session goes on.`); }
   return true;
 }
 
