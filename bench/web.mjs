@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { launch } from '../tests/browser/lib.mjs';
 import { serve, stop } from '../tests/browser/session.mjs';
 
@@ -100,6 +101,34 @@ if (shm) await editPath('tmpfs', shm);
 await editPath('disk', tmp);
 if (shm) fs.rmSync(shm, { recursive: true, force: true });
 
+async function receiveFloor(bytes) {
+  let WebSocketServer;
+  try { ({ WebSocketServer } = createRequire(path.join(src, 'tests/web/'))('ws')); } catch { return; }
+  const chunk = 256 * 1024, count = Math.ceil(bytes / chunk);
+  const http = await import('node:http');
+  const srv = http.createServer((q, res) => { res.setHeader('content-type', 'text/html'); res.end('<!doctype html><title>floor</title>'); });
+  const wss = new WebSocketServer({ server: srv, perMessageDeflate: false });
+  wss.on('connection', ws => { const b = Buffer.alloc(chunk, 7); for (let i = 0; i < count; i++) ws.send(b); });
+  await new Promise(r => srv.listen(0, '127.0.0.1', r));
+  const ctx = await browser.newContext();
+  const p = await ctx.newPage();
+  await p.goto(`http://127.0.0.1:${srv.address().port}/`);
+  const ms = [];
+  for (let k = 0; k < (quick ? 3 : 5); k++)
+    ms.push(await p.evaluate(([port, count]) => new Promise(res => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/`);
+      ws.binaryType = 'arraybuffer';
+      const t0 = performance.now();
+      let n = 0;
+      ws.onmessage = () => { if (++n === count) { res(performance.now() - t0); ws.close(); } };
+    }), [srv.address().port, count]));
+  console.log(JSON.stringify({ bench: 'browser_receive_floor', bytes: count * chunk, messages: count,
+                               first_ms: +ms[0].toFixed(1), p50_ms: +pct(ms.slice(1), 50).toFixed(1) }));
+  await ctx.close();
+  wss.close();
+  srv.close();
+}
+
 // --- the glyph grid of a large font: fresh page, then warm (reload)
 {
   const file = path.join(tmp, path.basename(font));
@@ -134,6 +163,9 @@ if (shm) fs.rmSync(shm, { recursive: true, force: true });
     const out = execFileSync(path.join(build, 'bench_session'), ['--quick', '--only', 'join', '--font', file], { encoding: 'utf8' });
     const r = out.split('\n').filter(Boolean).map(l => JSON.parse(l)).find(r => r.bench === 'join' && r.curve === 0);
     if (r) console.log(JSON.stringify({ bench: 'c_client_join', font: path.basename(font), n: r.n, snapshot_bytes: r.snapshot_bytes, p50_ms: r.p50_ms }));
+    // and the browser's own share of it: the same bytes in the server's snapshot chunks (256 KiB)
+    // from a plain WebSocket server (npm ws) to a page that does nothing with them
+    if (r) await receiveFloor(r.snapshot_bytes);
   }
   // Beside it, FontForge opening the same file (what its font view waits for before it draws):
   // a fresh process that opens it once (python, the module, the file), then the open alone,
