@@ -33,7 +33,8 @@
  *            $ENSEMBLE_CORPUS/sfd/dejavu/ (default ../shared/corpus); the
  *            figure is skipped, with a line saying so, without it.
  *
- *   bench_session [--quick] [--only rtt|rtt1|rtt16|durable|fanout|join] [--system NAME]
+ *   bench_session [--quick] [--only rtt|rtt1|rtt16|durable|fanout|join] [--system NAME] [--font SFD]
+ *   (--font: the font join opens instead of the corpus's DejaVuSansMono)
  *
  * --system runs only that system's round trips (for a profiler).
  *
@@ -741,14 +742,16 @@ static void s_join_font(const char *path, int curve, int times) {
 }
 
 int main(int argc, char **argv) {
-  const char *only = NULL;
+  const char *only = NULL, *font = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) s_quick = 1;
     else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else if (strcmp(argv[i], "--system") == 0 && i + 1 < argc) s_system = argv[++i];
+    else if (strcmp(argv[i], "--font") == 0 && i + 1 < argc) font = argv[++i];
     else {
       fprintf(stderr, "usage: bench_session [--quick] [--only rtt|rtt1|rtt16|durable|fanout|join]\n"
-                      "                     [--system zmq|zmq_pause|zmq_sqlite|zmq_relay|ensemble|ensemble_disk]\n");
+                      "                     [--system zmq|zmq_pause|zmq_sqlite|zmq_relay|ensemble|ensemble_disk]\n"
+                      "                     [--font SFD]\n");
       return 2;
     }
   }
@@ -779,7 +782,8 @@ int main(int argc, char **argv) {
   if (!only || strcmp(only, "join") == 0) {
     const char *corpus = getenv("ENSEMBLE_CORPUS");
     char path[1024];
-    snprintf(path, sizeof path, "%s/sfd/dejavu/DejaVuSansMono.sfd", corpus ? corpus : "../shared/corpus");
+    if (font) snprintf(path, sizeof path, "%s", font);
+    else snprintf(path, sizeof path, "%s/sfd/dejavu/DejaVuSansMono.sfd", corpus ? corpus : "../shared/corpus");
     if (access(path, R_OK) != 0) {
       printf("{\"bench\": \"join\", \"skipped\": \"no corpus font at %s\"}\n", path);
     } else {

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { launch } from '../tests/browser/lib.mjs';
 import { serve, stop } from '../tests/browser/session.mjs';
 
@@ -100,6 +101,34 @@ if (shm) await editPath('tmpfs', shm);
 await editPath('disk', tmp);
 if (shm) fs.rmSync(shm, { recursive: true, force: true });
 
+async function receiveFloor(bytes) {
+  let WebSocketServer;
+  try { ({ WebSocketServer } = createRequire(path.join(src, 'tests/web/'))('ws')); } catch { return; }
+  const chunk = 256 * 1024, count = Math.ceil(bytes / chunk);
+  const http = await import('node:http');
+  const srv = http.createServer((q, res) => { res.setHeader('content-type', 'text/html'); res.end('<!doctype html><title>floor</title>'); });
+  const wss = new WebSocketServer({ server: srv, perMessageDeflate: false });
+  wss.on('connection', ws => { const b = Buffer.alloc(chunk, 7); for (let i = 0; i < count; i++) ws.send(b); });
+  await new Promise(r => srv.listen(0, '127.0.0.1', r));
+  const ctx = await browser.newContext();
+  const p = await ctx.newPage();
+  await p.goto(`http://127.0.0.1:${srv.address().port}/`);
+  const ms = [];
+  for (let k = 0; k < (quick ? 3 : 5); k++)
+    ms.push(await p.evaluate(([port, count]) => new Promise(res => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/`);
+      ws.binaryType = 'arraybuffer';
+      const t0 = performance.now();
+      let n = 0;
+      ws.onmessage = () => { if (++n === count) { res(performance.now() - t0); ws.close(); } };
+    }), [srv.address().port, count]));
+  console.log(JSON.stringify({ bench: 'browser_receive_floor', bytes: count * chunk, messages: count,
+                               first_ms: +ms[0].toFixed(1), p50_ms: +pct(ms.slice(1), 50).toFixed(1) }));
+  await ctx.close();
+  wss.close();
+  srv.close();
+}
+
 // --- the glyph grid of a large font: fresh page, then warm (reload)
 {
   const file = path.join(tmp, path.basename(font));
@@ -111,13 +140,50 @@ if (shm) fs.rmSync(shm, { recursive: true, force: true });
   const open = async load => {
     const t0 = Date.now();
     await load();
+    // when the document (the snapshot, decoded by the compiled client) is in the page
+    await p.waitForFunction(() => window.ensembleTest?.state?.() === 'live' && window.ensembleTest.kind(), null, { timeout: 120000, polling: 'raf' });
+    const live = Date.now() - t0;
     await p.waitForFunction(() => +document.getElementById('glyph-grid')?.dataset.drawn > 0, null, { timeout: 120000, polling: 'raf' });
-    return { ms: Date.now() - t0, glyphs: +(await p.getAttribute('#glyph-grid', 'data-count')) };
+    return { ms: Date.now() - t0, live, glyphs: +(await p.getAttribute('#glyph-grid', 'data-count')) };
   };
   const fresh = await open(() => p.goto(s.web));
-  const warm = [];
-  for (let i = 0; i < (quick ? 2 : 5); i++) warm.push((await open(() => p.reload())).ms);
-  console.log(JSON.stringify({ bench: 'web_glyph_grid_open', font: path.basename(font), glyphs: fresh.glyphs, fresh_ms: fresh.ms, warm_p50_ms: pct(warm, 50) }));
+  const warm = [], warmLive = [];
+  for (let i = 0; i < (quick ? 2 : 5); i++) {
+    const w = await open(() => p.reload());
+    warm.push(w.ms);
+    warmLive.push(w.live);
+  }
+  // live: until the document is in the page (load, connect, snapshot, decode); the rest is the grid
+  console.log(JSON.stringify({ bench: 'web_glyph_grid_open', font: path.basename(font), glyphs: fresh.glyphs,
+                               fresh_ms: fresh.ms, fresh_live_ms: fresh.live, warm_p50_ms: pct(warm, 50),
+                               warm_live_p50_ms: pct(warmLive, 50) }));
+  // Beside it, a C client joining a session of the same font (the same snapshot, decoded by the
+  // same library, without a page around it: no encryption, the log on tmpfs)
+  {
+    const out = execFileSync(path.join(build, 'bench_session'), ['--quick', '--only', 'join', '--font', file], { encoding: 'utf8' });
+    const r = out.split('\n').filter(Boolean).map(l => JSON.parse(l)).find(r => r.bench === 'join' && r.curve === 0);
+    if (r) console.log(JSON.stringify({ bench: 'c_client_join', font: path.basename(font), n: r.n, snapshot_bytes: r.snapshot_bytes, p50_ms: r.p50_ms }));
+    // and the browser's own share of it: the same bytes in the server's snapshot chunks (256 KiB)
+    // from a plain WebSocket server (npm ws) to a page that does nothing with them
+    if (r) await receiveFloor(r.snapshot_bytes);
+  }
+  // Beside it, FontForge opening the same file (what its font view waits for before it draws):
+  // a fresh process that opens it once (python, the module, the file), then the open alone,
+  // warm, in one process.
+  try {
+    const py = code => execFileSync('/usr/bin/python3', ['-c', code, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const t0 = Date.now();
+    py('import fontforge, sys; fontforge.open(sys.argv[1])');
+    const freshFF = Date.now() - t0;
+    const out = py(`import fontforge, time, sys
+ts = []
+for i in range(${quick ? 3 : 6}):
+    t = time.perf_counter(); f = fontforge.open(sys.argv[1]); ts.append((time.perf_counter() - t) * 1000); f.close()
+ts = sorted(ts[1:])
+print(ts[len(ts) // 2])`);
+    console.log(JSON.stringify({ bench: 'fontforge_open', font: path.basename(font), fresh_process_ms: freshFF,
+                                 warm_p50_ms: +(+out.trim()).toFixed(1) }));
+  } catch { console.error('FontForge comparison skipped: no python3-fontforge'); }
   await stop(s.proc);
 }
 

@@ -32,7 +32,7 @@ set(ENS_WASM_EXPORTS
     _ensw_clear_pointer _ensw_svg_text _ensw_svg_ids _ensw_svg_translate _ensw_svg_delete _ensw_svg_colour
     _ensw_svg_order _ensw_glyphs _ensw_font_info _ensw_glyph _ensw_glyph_outline _ensw_glyph_move _ensw_glyph_width
     _ensw_glyph_add_point _ensw_glyph_remove_point _ensw_lottie_text _ensw_lottie_move_keyframe _ensw_lottie_shift_layer
-    _ensw_lottie_find)
+    _ensw_lottie_find _ensw_name _ensw_id_mark _ensw_id_floor)
 string(REPLACE ";" "," ENS_WASM_EXPORTS_CSV "${ENS_WASM_EXPORTS}")
 
 add_custom_command(

@@ -23,6 +23,112 @@ function authMessage(token) {
 
 const clients = new Map(); // wasm handle -> EnsembleClient
 
+// --- the page's client id, kept across reloads (docs/web.md, "Who the page is")
+// The server lets one invite open at most 64 client ids while it runs, so a
+// page keeps its id rather than drawing one per load. Stored per server and
+// token (its SHA-256, never the token itself), a few of them: each open tab
+// holds one through a Web Lock for its life, so two tabs never share one
+// (each hello would drop the other's connection). Beside each id, its site
+// and the highest id counter it made there, written before each change
+// leaves: a reloaded page must not make again an id a collaborator's undo
+// may bring back.
+const KEEP_IDS = 8;
+
+const hex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+function defaultStorage() {
+  try { return globalThis.localStorage || null; } catch { return null; } // refused: no storage
+}
+
+// A Web Lock held until release() is called (or the page goes); null when
+// another page holds it.
+function tryLock(locks, name) {
+  return new Promise((resolve) => {
+    locks.request(name, { ifAvailable: true }, (lock) => {
+      if (!lock) { resolve(null); return undefined; }
+      return new Promise((release) => resolve(release));
+    }).catch(() => resolve(null));
+  });
+}
+
+export class ClientIds {
+  // storage: a localStorage; locks: a LockManager; crypto: a Crypto.
+  constructor(storage, locks, crypto = globalThis.crypto) {
+    this.storage = storage;
+    this.locks = locks;
+    this.crypto = crypto;
+  }
+
+  // Usable in a secure context (https, localhost): Web Locks and
+  // crypto.subtle exist only there. Elsewhere each load draws a new id.
+  static for(opts) {
+    const storage = opts.storage !== undefined ? opts.storage : defaultStorage();
+    const locks = opts.locks !== undefined ? opts.locks : globalThis.navigator?.locks;
+    const crypto = globalThis.crypto;
+    if (!storage || !locks || !crypto?.subtle || !crypto.getRandomValues) return null;
+    return new ClientIds(storage, locks, crypto);
+  }
+
+  async key(url, token) {
+    const d = await this.crypto.subtle.digest('SHA-256', new TextEncoder().encode(token || ''));
+    return `ensemble.client:${url}:${hex(new Uint8Array(d)).slice(0, 32)}`;
+  }
+
+  read(key) {
+    try {
+      const list = JSON.parse(this.storage.getItem(key) || '[]');
+      return Array.isArray(list) ? list.filter((e) => e && /^[0-9a-f]{32}$/.test(e.id)) : [];
+    } catch { return []; }
+  }
+
+  write(key, list) {
+    this.storage.setItem(key, JSON.stringify(list.slice(0, KEEP_IDS)));
+  }
+
+  // {id, site, mark, release}: the first stored id no other page holds,
+  // else a new one, stored first.
+  async take(url, token) {
+    const key = await this.key(url, token);
+    for (const e of this.read(key)) {
+      const release = await tryLock(this.locks, 'ensemble.client:' + e.id);
+      if (release) {
+        try {
+          this.write(key, [e, ...this.read(key).filter((o) => o.id !== e.id)]); // the latest first
+        } catch (err) {
+          release();
+          throw err;
+        }
+        return { key, id: e.id, site: e.site | 0, mark: Number(e.mark) || 0, release };
+      }
+    }
+    for (;;) {
+      const id = hex(this.crypto.getRandomValues(new Uint8Array(16)));
+      if (/^0+$/.test(id)) continue; // the host's
+      const release = await tryLock(this.locks, 'ensemble.client:' + id);
+      if (!release) continue;
+      try {
+        this.write(key, [{ id, site: 0, mark: 0 }, ...this.read(key)]);
+      } catch (err) { // not kept: this page goes on with a new id of its own (connect)
+        release();
+        throw err;
+      }
+      return { key, id, site: 0, mark: 0, release };
+    }
+  }
+
+  // The highest id counter made under site (before the change leaves).
+  mark(key, id, site, mark) {
+    const list = this.read(key);
+    const e = list.find((o) => o.id === id);
+    if (e && e.site === site && e.mark >= mark) return;
+    this.write(key, [{ id, site, mark }, ...list.filter((o) => o.id !== id)]);
+  }
+
+  forget(key, id) {
+    try { this.write(key, this.read(key).filter((o) => o.id !== id)); } catch { /* nothing kept */ }
+  }
+}
+
 // extra: options for the module (a test under node passes wasmBinary).
 export async function loadEnsemble(baseUrl = new URL('.', import.meta.url).href, extra = {}) {
   const { default: factory } = await import(new URL('ensemble.js', baseUrl).href);
@@ -35,21 +141,26 @@ export async function loadEnsemble(baseUrl = new URL('.', import.meta.url).href,
     const c = clients.get(h);
     if (c) c._event(JSON.parse(json));
   };
+  mod.ensMark = (h, site, counter) => {
+    const c = clients.get(h);
+    if (c) c._mark(site, counter);
+  };
   return mod;
 }
 
 export class EnsembleClient {
   // opts: {url (ws:// or wss:// of /ws), token, name, colour ('#rrggbb'),
-  // WebSocket (a constructor, for node), now (ms clock)}
+  // WebSocket (a constructor, for node), now (ms clock), storage and locks
+  // (where the client id is kept: localStorage and navigator.locks by
+  // default; null for a new id each time)}
   constructor(mod, opts) {
     this.mod = mod;
     this.opts = opts;
     this.WS = opts.WebSocket || globalThis.WebSocket;
     this.now = opts.now || (() => performance.now());
-    const colour = parseInt(String(opts.colour || '#808080').replace('#', ''), 16) || 0;
-    this.h = mod.ccall('ensw_new', 'number', ['string', 'number'], [opts.name || '', colour]);
-    if (!this.h) throw new Error('ensemble: ' + this._err());
-    clients.set(this.h, this);
+    this.h = 0; // the C session, made by connect() once the client id is known
+    this.ids = ClientIds.for(opts);
+    this.ident = null; // {key, id, site, mark, release} of the kept id
     this.ws = null;
     this.queue = []; // sent by C while the socket was opening
     this.blockedUntil = 0;
@@ -62,8 +173,9 @@ export class EnsembleClient {
   }
 
   _err() { return this.mod.ccall('ensw_error', 'string', [], []); }
-  _str(fn, args = [], types = []) { return this.mod.ccall(fn, 'string', types, args); }
-  _int(fn, args = [], types = []) { return this.mod.ccall(fn, 'number', types, args); }
+  // Before connect() has made the session: '' and 0.
+  _str(fn, args = [], types = []) { return this.h ? this.mod.ccall(fn, 'string', types, args) : ''; }
+  _int(fn, args = [], types = []) { return this.h ? this.mod.ccall(fn, 'number', types, args) : 0; }
   _emit(kind, v) { for (const f of this.cb[kind]) f(v); }
   _setState(s) {
     if (s === this.state) return;
@@ -77,20 +189,71 @@ export class EnsembleClient {
   ondropped(f) { this.cb.dropped.push(f); }
   onrejected(f) { this.cb.rejected.push(f); }
 
+  // Takes a kept client id (or a new one) and starts; resolves once the
+  // session exists.
   connect() {
-    if (this.timer) return;
+    if (!this.starting) this.starting = this._start();
+    return this.starting;
+  }
+
+  async _start() {
+    if (this.ids) {
+      try {
+        this.ident = await this.ids.take(this.opts.url, this.opts.token || '');
+      } catch {
+        this.ident = null; // no storage after all: a new id, as without one
+      }
+    }
+    if (this.closed) {
+      this.ident?.release();
+      return;
+    }
+    const colour = parseInt(String(this.opts.colour || '#808080').replace('#', ''), 16) || 0;
+    this.h = this.mod.ccall('ensw_new', 'number', ['string', 'number', 'string'],
+      [this.opts.name || '', colour, this.ident ? this.ident.id : '']);
+    if (!this.h) {
+      this.ident?.release();
+      this._setState('failed');
+      throw new Error('ensemble: ' + this._err());
+    }
+    clients.set(this.h, this);
+    if (this.ident && this.ident.site) {
+      this.mod.ccall('ensw_id_floor', null, ['number', 'number', 'number'], [this.h, this.ident.site, this.ident.mark]);
+    }
     this.timer = setInterval(() => this.tick(), 20);
     this.tick();
   }
 
   close() {
+    this.closed = true;
     clearInterval(this.timer);
     this.timer = null;
     if (this.ws) this.ws.close();
     this.ws = null;
-    clients.delete(this.h);
-    this.mod.ccall('ensw_free', null, ['number'], [this.h]);
+    if (this.h) {
+      clients.delete(this.h);
+      this.mod.ccall('ensw_free', null, ['number'], [this.h]);
+    }
     this.h = 0;
+    this.ident?.release(); // the id is free for the next page
+    this.ident = null;
+  }
+
+  // The client id this page says hello with (32 hex digits), when kept.
+  clientId() { return this.ident ? this.ident.id : null; }
+  // The name the others see this page by: the invite's when it came in
+  // with one (the server says so in its welcome), else the one it chose.
+  name() { return this._str('ensw_name', [this.h], ['number']) || this.opts.name || ''; }
+
+  // From C before each local change leaves: the highest id counter made.
+  // Without it kept, the id is given up (the next load draws another).
+  _mark(site, counter) {
+    if (!this.ident) return;
+    try {
+      this.ids.mark(this.ident.key, this.ident.id, site, counter);
+    } catch {
+      this.ids.forget(this.ident.key, this.ident.id);
+    }
   }
 
   tick() {
@@ -306,6 +469,7 @@ export class EnsembleClient {
   undo() { return this._undo(0); }
   redo() { return this._undo(1); }
   _undo(redo) {
+    if (!this.h) return { done: false, applied: 0, skipped: 0, label: '', note: '' };
     const r = JSON.parse(this._str('ensw_undo', [this.h, redo], ['number', 'number']));
     if (r.done) this._emit('change', { local: true, site: this.site(), label: r.label, kind: 'other' });
     this.tick();
@@ -325,7 +489,7 @@ export class EnsembleClient {
   // set), then the collaborators in the order they came.
   presence() {
     const self = {
-      site: this.site(), name: this.opts.name || '', colour: this.opts.colour || '#808080',
+      site: this.site(), name: this.name(), colour: this.opts.colour || '#808080',
       selection: this.mySelection, pointer: null, me: true,
     };
     return [self, ...[...this.people.values()].filter((p) => p.site !== self.site)];

@@ -298,6 +298,12 @@ typedef struct {
   const char *server_key;
   const char *public_key;
   const char *secret_key;
+  /* The client id (16 bytes, copied; docs/protocol.md, "client") to say
+   * hello with, as one kept from an earlier session so that its site and
+   * transaction numbers stay its own; NULL draws a random one. Sixteen
+   * zero bytes are the host's: ENS_EINVAL. Two live sessions must never
+   * share one (each hello replaces the other's connection). */
+  const unsigned char *client_id;
 } ens_session_opts;
 
 /* A session that starts connecting at once; its document exists after the
@@ -342,6 +348,11 @@ void ens_session_clear_pointer(ens_session *session);
 int ens_session_is_live(const ens_session *session); /* joined and caught up */
 uint64_t ens_session_seq(const ens_session *session); /* last seq applied */
 uint32_t ens_session_site(const ens_session *session);
+/* The name the others see this session by: the server's, given in the
+ * welcome when it names its clients itself (the key's name with CurveZMQ,
+ * the invite's on a WebSocket), else opts->name. Borrowed until the next
+ * call that handles a message. */
+const char *ens_session_name(const ens_session *session);
 /* Gives doc (a copy of the session's document, say; not owned) the
  * session's site and the floor of its ids, so that the ids doc hands out
  * are ones the site never made: ens_doc_set_site alone starts above the

@@ -18,6 +18,7 @@
 #include "ensemble.h"
 #include "sync/client_int.h"
 #include "util/buf.h"
+#include "util/error.h"
 #include "wasm_json.h"
 
 typedef struct ensw {
@@ -30,6 +31,9 @@ typedef struct ensw {
 EM_JS(int, s_js_wire, (ensw * h, const unsigned char *p, size_t n),
       { return Module.ensWire(h, HEAPU8.slice(p, p + n)); });
 EM_JS(void, s_js_event, (ensw * h, const char *json), { Module.ensEvent(h, UTF8ToString(json)); });
+/* The page keeps it with the client id before the change leaves
+ * (ens__session_id_mark): Module.ensMark. */
+EM_JS(void, s_js_mark, (ensw * h, double site, double counter), { Module.ensMark(h, site, counter); });
 
 static int s_wire(const void *bytes, size_t len, void *user) { return s_js_wire(user, bytes, len); }
 
@@ -85,11 +89,33 @@ static const char *s_out(ensw *h, ens_buf *b) {
 
 EMSCRIPTEN_KEEPALIVE const char *ensw_error(void) { return ens_error_last(); }
 
-EMSCRIPTEN_KEEPALIVE ensw *ensw_new(const char *name, unsigned colour) {
+static int s_hex(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* client: the client id as 32 hex digits, kept by the page across
+ * reloads; "" draws a random one. */
+EMSCRIPTEN_KEEPALIVE ensw *ensw_new(const char *name, unsigned colour, const char *client) {
+  unsigned char id[16];
+  if (client && client[0]) {
+    for (int i = 0; i < 16; i++) {
+      int hi = s_hex(client[2 * i]), lo = hi < 0 ? -1 : s_hex(client[2 * i + 1]);
+      if (hi < 0 || lo < 0) {
+        ens__error(ENS_EINVAL, "a client id is 32 hex digits");
+        return NULL;
+      }
+      id[i] = (unsigned char)(hi << 4 | lo);
+    }
+    if (client[32]) {
+      ens__error(ENS_EINVAL, "a client id is 32 hex digits");
+      return NULL;
+    }
+  }
   ensw *h = calloc(1, sizeof *h);
   if (!h) return NULL;
   ens_session_opts o;
   memset(&o, 0, sizeof o);
+  o.client_id = client && client[0] ? id : NULL;
   o.name = name;
   o.colour = colour & 0xffffff;
   o.on_event = s_on_event;
@@ -126,6 +152,14 @@ EMSCRIPTEN_KEEPALIVE int ensw_state(ensw *h) { return h->failed ? 2 : ens_sessio
 EMSCRIPTEN_KEEPALIVE double ensw_seq(ensw *h) { return (double)ens_session_seq(h->session); }
 EMSCRIPTEN_KEEPALIVE double ensw_pending(ensw *h) { return (double)ens_session_pending(h->session); }
 EMSCRIPTEN_KEEPALIVE double ensw_site(ensw *h) { return (double)ens_session_site(h->session); }
+/* The name the others see this page by (an invite's, when it came in with one). */
+EMSCRIPTEN_KEEPALIVE const char *ensw_name(ensw *h) { return ens_session_name(h->session); }
+/* Counters fit a double exactly (40 bits). */
+EMSCRIPTEN_KEEPALIVE double ensw_id_mark(ensw *h) { return (double)ens__session_id_mark(h->session); }
+EMSCRIPTEN_KEEPALIVE void ensw_id_floor(ensw *h, double site, double counter) {
+  if (site >= 1 && site <= ENS_SITE_MAX && counter >= 0 && counter < 1099511627776.0)
+    ens__session_id_floor(h->session, (uint32_t)site, (uint64_t)counter);
+}
 
 EMSCRIPTEN_KEEPALIVE const char *ensw_kind(ensw *h) {
   const ens_doc *d = ens_session_doc(h->session);
@@ -180,6 +214,8 @@ EMSCRIPTEN_KEEPALIVE void ensw_clear_pointer(ensw *h) { ens_session_clear_pointe
 
 /* One gesture: one transaction, one step of the user's own undo. */
 int ensw__commit(ensw *h, ens_txn *txn) {
+  /* its new ids were made when it was built: kept before it can leave */
+  s_js_mark(h, (double)ens_session_site(h->session), (double)ens__session_id_mark(h->session));
   int rc = ens_session_commit(h->session, txn);
   ens_txn_free(txn);
   return rc;

@@ -2,7 +2,8 @@
 // would) in one live session of a drawing and one of a font: every page ends with the server's
 // document, each page's undo takes back only its own gestures and says when it skipped a
 // collaborator's newer change, presence shows, a page cut off for 5 s while it edits loses
-// nothing; a wrong token gets nothing of the document, a revoked one is dropped.
+// nothing; a wrong token gets nothing of the document, a revoked one is dropped; an invited page's
+// own top bar shows the invite's name; a reload keeps the page's client id, a second tab has its own.
 // Screenshots: BUILD/browser-shots/session-*.png.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -329,6 +330,24 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
   check(seen.kind === null && seen.els === 0 && seen.state !== 'live', 'a wrong token gets nothing of the document: ' + JSON.stringify(seen));
   const good = await openPage(s.web, 'token=' + token);
   check(await live(good), 'a valid token joins');
+  const chosen = await good.evaluate(() => localStorage.getItem('ensemble.name'));
+  check(await until(async () => (await myName(good)) === 'alice', 5000) && chosen !== 'alice',
+        `the page's own top bar shows the invite's name (alice), not the one it chose (${chosen})`);
+  // its client id across a reload; a second tab of the same browser has its own
+  const idOf = p => p.evaluate(() => ({ id: window.ensembleTest.client.clientId(), site: window.ensembleTest.site() }));
+  const before = await idOf(good);
+  await good.reload();
+  check(await live(good), 'the reloaded page joins again');
+  const after = await idOf(good);
+  check(!!before.id && after.id === before.id && after.site === before.site,
+        `a reload keeps the client id and its site (${before.site}, then ${after.site})`);
+  const tab2 = await good.context().newPage();
+  await tab2.goto(s.web + '#token=' + token);
+  check(await live(tab2), 'a second tab of the same browser joins');
+  const t2 = await idOf(tab2);
+  check(!!t2.id && t2.id !== before.id && t2.site !== before.site,
+        `a second open tab draws its own client id (site ${t2.site})`);
+  await tab2.close(); // the first tab in front again (a hidden one draws no frame for its screenshot)
   const bobToken = invite(bin, invites, 'bob');
   const other = await openPage(s.web, 'token=' + bobToken);
   check(await live(other), 'a second invite joins');

@@ -24,6 +24,7 @@ static void s_same(const ens__msg *a, const ens__msg *b) {
   FZ_CHECK(a->has_pointer == b->has_pointer && a->px == b->px && a->py == b->py && a->pctx == b->pctx, "pointer");
   FZ_CHECK(a->has_received == b->has_received && a->received == b->received, "received");
   FZ_CHECK(a->has_time == b->has_time && a->time_us == b->time_us, "time");
+  FZ_CHECK(a->floor == b->floor && a->mark == b->mark && a->has_name == b->has_name, "optional fields");
   FZ_CHECK(memcmp(a->client, b->client, ENS_CLIENT_ID_LEN) == 0, "client id");
   FZ_CHECK(a->nbytes == b->nbytes && (!a->nbytes || memcmp(a->bytes, b->bytes, a->nbytes) == 0), "bytes");
   FZ_CHECK(a->ntext == b->ntext && (!a->ntext || memcmp(a->text, b->text, a->ntext) == 0), "text");

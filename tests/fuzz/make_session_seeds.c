@@ -424,6 +424,9 @@ int main(int argc, char **argv) {
   m = s_new(ENS_MSG_WELCOME); m.version = 1; m.epoch = 99; m.site = 2; m.seq = 10; m.ctn = 3; m.window = 64;
   m.heartbeat_ms = 500; m.max_message = ENS_MAX_MESSAGE; s_write("welcome-log", &m);
   m.mode = 1; m.site = ENS_SITE_MAX; s_write("welcome-snapshot", &m);
+  m.has_name = 1; m.text = "Ada Lovelace"; m.ntext = 12; s_write("welcome-name", &m); /* floor 0, then the name */
+  m.floor = 1ULL << 28; s_write("welcome-floor-name", &m);
+  m.has_name = 0; m.text = NULL; m.ntext = 0; m.floor = 0;
 
   /* a snapshot of the fixture in one chunk, and the same cut in two */
   ens_doc *doc = fz_fixture_doc();

@@ -6,7 +6,9 @@
  * gets an error and is dropped, while two others go on converging without
  * a single reconnect. Clients of protocol versions 1 and 2 read the same
  * log, each in its own messages, and rebuild the server's document.
- * Bounded in time. */
+ * A client learns the key's name it is shown by. One key's new client ids
+ * that made nothing take each other's sites past its limit of 64; 64 that
+ * made something hold it there. Bounded in time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -157,10 +159,14 @@ static int s_setup(void **state) {
 }
 
 static void s_readers_close(void);
+typedef struct s_raw s_raw;
+static s_raw *s_raw_left; /* a raw connection a failed test left open (the context waits for it) */
+static void s_raw_close(s_raw *r);
 
 static int s_teardown(void **state) {
   (void)state;
   s_readers_close();
+  if (s_raw_left) s_raw_close(s_raw_left);
   for (int k = 0; k < GOOD; k++) ens_session_free(w.good[k].s);
   zmq_ctx_term(w.zctx);
   ens_server_free(w.srv);
@@ -196,9 +202,9 @@ static void s_good_converge(void) {
 
 /* --- a raw connection, to send what no well-behaved client would -------------------- */
 
-typedef struct {
+struct s_raw {
   void *sock, *mon;
-} s_raw;
+};
 
 static s_raw s_raw_open_at(const char *endpoint, const ens_keypair *me, const char *server_key) {
   static unsigned n;
@@ -229,6 +235,7 @@ static s_raw s_raw_open(const ens_keypair *me, const char *server_key) {
 /* The monitor stops first: an event sent after its reader is closed would
  * block the shared context's I/O thread for good (see s_close, client.c). */
 static void s_raw_close(s_raw *r) {
+  if (r == s_raw_left) s_raw_left = NULL;
   zmq_socket_monitor(r->sock, NULL, 0);
   zmq_close(r->sock);
   zmq_close(r->mon);
@@ -292,6 +299,72 @@ static void s_expect_error(s_raw *r, int code, const char *why) {
   print_message("%s: error %d \"%.*s\"\n", why, (int)m.code, (int)m.ntext, m.text);
 }
 
+/* Hello with a new client id (pattern, n) on r, retried while the server
+ * says to wait; the welcome, or NULL for another error (in s_join_m). */
+static ens__msg s_join_m;
+static ens__msg *s_raw_join(s_raw *r, unsigned char pattern, int n) {
+  for (;;) {
+    ens__msg *h = s_msg(ENS_MSG_HELLO);
+    h->vmin = h->vmax = ENS_PROTO_VERSION;
+    memset(h->client, pattern, sizeof h->client);
+    memcpy(h->client, &n, sizeof n);
+    s_raw_send_msg(r, h);
+    int64_t until = ens__now_ms() + 3000;
+    int answered = 0;
+    while (!answered && ens__now_ms() < until) {
+      s_pump(1);
+      zmq_msg_t msg;
+      zmq_msg_init(&msg);
+      while (!answered && zmq_msg_recv(&msg, r->sock, ZMQ_DONTWAIT) >= 0) {
+        static unsigned char copy[ENS_MAX_MESSAGE + ENS_SNAPSHOT_CHUNK];
+        size_t len = zmq_msg_size(&msg);
+        assert_true(len <= sizeof copy);
+        memcpy(copy, zmq_msg_data(&msg), len);
+        if (ens__msg_decode(copy, len, &s_join_m) != 0) continue;
+        if (s_join_m.type == ENS_MSG_WELCOME) answered = 1;
+        else if (s_join_m.type == ENS_MSG_ERROR) answered = 2;
+      }
+      zmq_msg_close(&msg);
+    }
+    if (!answered) fail_msg("no answer to hello %d", n);
+    if (answered == 1) return &s_join_m;
+    if (s_join_m.ntext >= 9 && memcmp(s_join_m.text, "too many ", 9) == 0 &&
+        !(s_join_m.ntext >= 16 && memcmp(s_join_m.text, "too many client ", 16) == 0))
+      continue; /* too many hellos: told to wait, the same id again */
+    return NULL;
+  }
+}
+
+/* Sends ctn 1 of the client just welcomed (a set on the root) and waits
+ * for its ack: the client id has made something. */
+static void s_raw_commit_one(s_raw *r, int n) {
+  ens_txn *t = ens_txn_new("made", NULL);
+  char key[32];
+  snprintf(key, sizeof key, "made%d", n);
+  assert_int_equal(ens_txn_set(t, ENS_ROOT_ID, key, ens_int(n)), 0);
+  unsigned char *bytes;
+  size_t len;
+  assert_int_equal(ens_txn_encode(t, &bytes, &len), 0);
+  ens_txn_free(t);
+  ens__msg *m = s_msg(ENS_MSG_TXN);
+  m->ctn = 1;
+  m->bytes = bytes;
+  m->nbytes = len;
+  s_raw_send_msg(r, m);
+  ens_free(bytes);
+  static ens__msg a;
+  int64_t deadline = ens__now_ms() + 3000;
+  for (;;) { /* version 2: the ack is an item of an entries message */
+    if (ens__now_ms() > deadline || !s_raw_wait(r, ENS_MSG_ENTRIES, 3000, &a, NULL))
+      fail_msg("client id %d: its change was not acknowledged", n);
+    ens__entries_reader er;
+    ens__entry_item it;
+    ens__entries_begin(&a, &er);
+    while (ens__entries_next(&er, &it))
+      if (it.is_ack && it.ctn == 1) return;
+  }
+}
+
 static void s_expect_joined(s_raw *r) {
   static ens__msg m;
   s_raw_hello(r);
@@ -306,6 +379,9 @@ static void test_authorised_clients_shown_by_key_name(void **state) {
   s_good_converge();
   assert_string_equal(w.good[0].seen_name, "bob");
   assert_string_equal(w.good[1].seen_name, "alice");
+  /* and each learns the name it is shown by, not the one it asked for */
+  assert_string_equal(ens_session_name(w.good[0].s), "alice");
+  assert_string_equal(ens_session_name(w.good[1].s), "bob");
   assert_true(w.good[0].acked + w.good[1].acked > 0);
   assert_int_equal(s_log_count("(alice) joined"), 1);
   assert_int_equal(s_log_count("(bob) joined"), 1);
@@ -563,7 +639,8 @@ static void test_a_client_that_stops_reading_is_dropped(void **state) {
  * site for good). The others go on. */
 static void test_hello_floods_are_bounded(void **state) {
   (void)state;
-  s_raw r = s_raw_open(&w.mallory, w.server_keys.public_key);
+  static s_raw r;
+  r = s_raw_open(&w.mallory, w.server_keys.public_key);
   for (int i = 0; i < 200; i++) s_raw_hello(&r);
   static ens__msg m;
   size_t welcomes = 0, errors = 0, limit_errors = 0;
@@ -589,43 +666,59 @@ static void test_hello_floods_are_bounded(void **state) {
   assert_true(s_log_count("(mallory) dropped: too many hellos") > 0);
   s_raw_close(&r);
 
-  /* new client ids, one after the other, each waiting for its welcome */
+  /* new client ids, one after the other, each waiting for its welcome:
+   * each leaves the one before it idle (nothing made, no connection),
+   * whose site the next takes once the key is at its limit of ids */
   r = s_raw_open(&w.mallory, w.server_keys.public_key);
-  size_t ids = 0;
-  for (int i = 0; i < 200; i++) {
-    ens__msg *h = s_msg(ENS_MSG_HELLO);
-    h->vmin = h->vmax = ENS_PROTO_VERSION;
-    memset(h->client, 0x33, sizeof h->client);
-    memcpy(h->client, &i, sizeof i);
-    s_raw_send_msg(&r, h);
-    int64_t until = ens__now_ms() + 3000;
-    int answered = 0;
-    while (!answered && ens__now_ms() < until) {
-      s_pump(1);
-      zmq_msg_t msg;
-      zmq_msg_init(&msg);
-      while (!answered && zmq_msg_recv(&msg, r.sock, ZMQ_DONTWAIT) >= 0) {
-        if (ens__msg_decode(zmq_msg_data(&msg), zmq_msg_size(&msg), &m) != 0) continue;
-        if (m.type == ENS_MSG_WELCOME) {
-          ids++;
-          answered = 1;
-        } else if (m.type == ENS_MSG_ERROR) {
-          answered = 2;
-        }
-      }
-      zmq_msg_close(&msg);
+  s_raw_left = &r;
+  uint64_t first_site = 0;
+  for (int i = 0; i < 70; i++) {
+    ens__msg *wm = s_raw_join(&r, 0x33, i);
+    if (!wm) fail_msg("new client id %d refused: %.*s", i, (int)s_join_m.ntext, s_join_m.text);
+    assert_true(wm->has_name);
+    assert_int_equal(wm->ntext, 7);
+    assert_memory_equal(wm->text, "mallory", 7); /* the name the others see it by */
+    if (i == 0) first_site = wm->site;
+    if (i == 64) { /* the 65th takes the site of the one seen least recently: the first */
+      print_message("id 65 of one key: site %llu (the first id's: %llu), floor %llu\n", (unsigned long long)wm->site,
+                    (unsigned long long)first_site, (unsigned long long)wm->floor);
+      assert_int_equal(wm->site, first_site);
+      assert_true(wm->floor == (uint64_t)1 << 28);
     }
-    if (answered == 2 && m.ntext >= 16 && memcmp(m.text, "too many client ", 16) == 0) break;
-    if (answered == 2) i--; /* told to wait: the same id again */
-    if (!answered) fail_msg("no answer to hello %d", i);
   }
-  print_message("new client ids from one key: %zu sessions, then \"%.*s\"\n", ids, (int)m.ntext, m.text);
-  assert_true(m.type == ENS_MSG_ERROR && m.code == ENS_PERR_LIMIT);
-  assert_true(ids <= 64);
+  print_message("70 new client ids from one key that made nothing: all welcomed\n");
   s_raw_close(&r);
   s_good_converge();
 }
 
+
+/* Ids that made something keep a key at its limit: 64 new ids of one key
+ * each get a change accepted, and the 65th is refused with error 5, as
+ * ids taking a site for good. */
+static void test_ids_that_made_something_hold_the_limit(void **state) {
+  (void)state;
+  static s_raw r;
+  r = s_raw_open(&w.mallory, w.server_keys.public_key);
+  s_raw_left = &r;
+  for (int i = 0; i < 64; i++) {
+    ens__msg *wm = s_raw_join(&r, 0x44, i);
+    if (!wm) fail_msg("client id %d refused: %.*s", i, (int)s_join_m.ntext, s_join_m.text);
+    assert_int_equal(wm->ctn, 0);
+    s_raw_commit_one(&r, i);
+  }
+  ens__msg *wm = s_raw_join(&r, 0x44, 64);
+  assert_null(wm);
+  print_message("64 client ids that made something, then a new one: error %d \"%.*s\"\n", (int)s_join_m.code,
+                (int)s_join_m.ntext, s_join_m.text);
+  assert_int_equal(s_join_m.code, ENS_PERR_LIMIT);
+  assert_true(s_join_m.ntext >= 16 && memcmp(s_join_m.text, "too many client ", 16) == 0);
+  /* one of the 64 is still welcome, with what it made */
+  wm = s_raw_join(&r, 0x44, 3);
+  assert_non_null(wm);
+  assert_int_equal(wm->ctn, 1);
+  s_raw_close(&r);
+  s_good_converge();
+}
 
 /* --- protocol versions: two raw readers rebuild the document ------------------------- */
 
@@ -937,6 +1030,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_misbehaving_client_dropped_others_go_on, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_a_client_that_stops_reading_is_dropped, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_hello_floods_are_bounded, s_setup, s_teardown),
+      cmocka_unit_test_setup_teardown(test_ids_that_made_something_hold_the_limit, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_versions_1_and_2_read_the_same_log, s_setup, s_teardown),
       cmocka_unit_test_setup_teardown(test_decided_ctns_survive_a_crash, s_setup, s_teardown),
   };

@@ -635,6 +635,10 @@ static void test_tokens(void **state) {
   /* the invited one joins, shown by the invite's name */
   s_wsc_init(&ok, w.port, 0, token, "a name the browser chose");
   s_join(&w, z, &ok);
+  /* the browser learns the name it is shown by (the welcome's), not the
+   * one it chose; a client without a key or an invite keeps its own */
+  assert_string_equal(ens_session_name(ok.s), "Ada Lovelace");
+  assert_string_equal(ens_session_name(z), "zeromq");
   assert_int_equal(ens_session_set_selection(ok.s, NULL, 0), 0);
   deadline = ens__now_ms() + 5000;
   while (strcmp(w.zpeer, "Ada Lovelace") != 0) {

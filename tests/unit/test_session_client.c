@@ -310,6 +310,74 @@ static void test_a_new_history_is_taken_with_its_snapshot(void **state) {
   s_finish(s, &sv);
 }
 
+/* A client id given (one a web page kept across a reload) is the hello's;
+ * the host's all-zero id is refused. Ids of the site the page had before
+ * lie below its stored counter: after the welcome gives that site again
+ * (and a snapshot holding none of them), the next id is above it; for
+ * another site the counter does not apply. The welcome's name is the
+ * one the session is shown by. */
+static void test_a_kept_client_id_and_its_id_floor(void **state) {
+  (void)state;
+  static const unsigned char id[ENS_CLIENT_ID_LEN] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  static const unsigned char zero[ENS_CLIENT_ID_LEN];
+  for (int k = 0; k < 2; k++) {
+    s_server sv;
+    memset(&sv, 0, sizeof sv);
+    sv.now = 1000;
+    ens_session_opts o;
+    memset(&o, 0, sizeof o);
+    o.name = "a name it chose";
+    o.on_event = s_on_event;
+    o.user = &sv;
+    o.client_id = id;
+    ens_session *s = NULL;
+    assert_int_equal(ens__session_new_detached(&o, s_wire, &sv, &s), 0);
+    ens__session_id_floor(s, k == 0 ? 5 : 6, 1000); /* s_welcome gives site 5 */
+    assert_string_equal(ens_session_name(s), "a name it chose");
+    s_join(s, &sv, 7, 3);
+    ens__msg hello;
+    s_sent(&sv, 0, &hello);
+    assert_int_equal(hello.type, ENS_MSG_HELLO);
+    assert_memory_equal(hello.client, id, ENS_CLIENT_ID_LEN);
+    ens_id next = ens_doc_new_id(ens_session_doc(s));
+    assert_int_equal(ens_id_site(next), 5);
+    if (k == 0) {
+      assert_true(ens__session_id_mark(s) >= 1000);
+      assert_int_equal(ens_id_counter(next), 1001);
+    } else {
+      assert_int_equal(ens_id_counter(next), 1);
+    }
+    assert_true(ens__session_id_mark(s) == ens_id_counter(next)); /* what the page stores after a commit */
+    assert_string_equal(ens_session_name(s), "a name it chose"); /* the welcome named none */
+    s_finish(s, &sv);
+  }
+  /* a welcome that names the client */
+  s_server sv;
+  ens_session *s = s_client(&sv);
+  assert_int_equal(ens__session_tick(s, sv.now), 0);
+  ens__msg *w = s_new_msg(ENS_MSG_WELCOME);
+  w->version = 2;
+  w->epoch = 7;
+  w->site = 5;
+  w->mode = 1;
+  w->window = 8;
+  w->heartbeat_ms = 500;
+  w->max_message = ENS_MAX_MESSAGE;
+  w->has_name = 1;
+  w->text = "alice";
+  w->ntext = 5;
+  s_deliver(s, &sv, w);
+  assert_string_equal(ens_session_name(s), "alice");
+  s_finish(s, &sv);
+  /* the host's id */
+  ens_session_opts o;
+  memset(&o, 0, sizeof o);
+  o.client_id = zero;
+  ens_session *h = NULL;
+  assert_int_equal(ens__session_new_detached(&o, s_wire, &sv, &h), ENS_EINVAL);
+  assert_null(h);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_an_empty_snapshot_chunk_is_refused),
@@ -317,6 +385,7 @@ int main(void) {
       cmocka_unit_test(test_undo_redo_before_the_first_snapshot),
       cmocka_unit_test(test_a_reject_gives_a_negative_code),
       cmocka_unit_test(test_a_new_history_is_taken_with_its_snapshot),
+      cmocka_unit_test(test_a_kept_client_id_and_its_id_floor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,7 @@ static ens__msg s_sample(int type) {
   static const unsigned char items[] = {0x94, 0x02, 0x05, 0xc4, 0x01, 0x90, 0xcc, 0xc8, 0x92, 0x03, 0x09};
   switch (type) {
   case ENS_MSG_HELLO: m.vmin = 1; m.vmax = 3; memset(m.client, 0xab, sizeof m.client); m.epoch = 0x1234567890abcdefULL; m.seq = 77; break;
-  case ENS_MSG_WELCOME: m.version = 1; m.epoch = 9; m.site = ENS_SITE_MAX; m.seq = 1u << 20; m.ctn = 4; m.mode = 1; m.window = 64; m.heartbeat_ms = 500; m.max_message = ENS_MAX_MESSAGE; m.floor = 3ULL << 28; break;
+  case ENS_MSG_WELCOME: m.version = 1; m.epoch = 9; m.site = ENS_SITE_MAX; m.seq = 1u << 20; m.ctn = 4; m.mode = 1; m.window = 64; m.heartbeat_ms = 500; m.max_message = ENS_MAX_MESSAGE; m.floor = 3ULL << 28; m.has_name = 1; m.text = "Ada Lovelace"; m.ntext = 12; break;
   case ENS_MSG_SNAPSHOT: m.seq = 10; m.index = 2; m.count = 3; m.bytes = bytes; m.nbytes = sizeof bytes; break;
   case ENS_MSG_ENTRY: m.seq = 11; m.site = 2; m.ctn = 5; m.bytes = bytes; m.nbytes = sizeof bytes; m.time_us = 1796300000123456ULL; m.has_time = 1; break;
   case ENS_MSG_TXN: m.ctn = 6; m.bytes = bytes; m.nbytes = sizeof bytes; m.time_us = 1796300000654321ULL; m.has_time = 1; break;
@@ -44,7 +44,7 @@ static void s_assert_same(const ens__msg *a, const ens__msg *b) {
   assert_int_equal(a->type, b->type);
   assert_true(a->received == b->received && a->has_received == b->has_received);
   assert_true(a->time_us == b->time_us && a->has_time == b->has_time);
-  assert_true(a->mark == b->mark && a->floor == b->floor);
+  assert_true(a->mark == b->mark && a->floor == b->floor && a->has_name == b->has_name);
   assert_true(a->vmin == b->vmin && a->vmax == b->vmax && a->version == b->version && a->epoch == b->epoch);
   assert_true(a->seq == b->seq && a->site == b->site && a->ctn == b->ctn && a->mode == b->mode);
   assert_true(a->window == b->window && a->heartbeat_ms == b->heartbeat_ms && a->max_message == b->max_message);
@@ -102,6 +102,55 @@ static void test_extra_fields_are_skipped(void **state) {
   ens__mp_map(&b, 0);
   assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
   assert_true(back.ctn == 3 && back.seq == 4);
+  ens__buf_free(&b);
+}
+
+/* welcome's name comes after floor, both optional: without a floor the
+ * name still goes (floor written as 0); an older welcome has no name; a
+ * name over 64 bytes or not a string is refused. */
+static void test_welcome_name_is_optional(void **state) {
+  (void)state;
+  static ens__msg back;
+  ens__msg m = s_sample(ENS_MSG_WELCOME);
+  m.floor = 0;
+  m.text = "alice";
+  m.ntext = 5;
+  ens_buf b = ENS_BUF_INIT;
+  assert_int_equal(ens__msg_encode(&m, &b), 0);
+  assert_int_equal(b.data[0], 0x90 | 12); /* type, nine fields, floor 0, name */
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+  assert_true(back.has_name && back.floor == 0 && back.ntext == 5 && memcmp(back.text, "alice", 5) == 0);
+  /* the same without a name: ten fields, or eleven with a floor */
+  m.has_name = 0;
+  b.len = 0;
+  assert_int_equal(ens__msg_encode(&m, &b), 0);
+  assert_int_equal(b.data[0], 0x90 | 10);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+  assert_true(!back.has_name && back.ntext == 0);
+  /* a name too long, and one that is a number */
+  static const char long_name[] = "0123456789012345678901234567890123456789012345678901234567890123456789";
+  m.has_name = 1;
+  m.text = long_name;
+  m.ntext = 65;
+  b.len = 0;
+  assert_int_equal(ens__msg_encode(&m, &b), ENS_EINVAL);
+  ens__msg ok = s_sample(ENS_MSG_WELCOME);
+  b.len = 0;
+  ens__mp_array(&b, 12);
+  ens__mp_uint(&b, ENS_MSG_WELCOME);
+  ens__mp_uint(&b, ok.version); ens__mp_uint(&b, ok.epoch); ens__mp_uint(&b, ok.site); ens__mp_uint(&b, ok.seq);
+  ens__mp_uint(&b, ok.ctn); ens__mp_uint(&b, ok.mode); ens__mp_uint(&b, ok.window); ens__mp_uint(&b, ok.heartbeat_ms);
+  ens__mp_uint(&b, ok.max_message); ens__mp_uint(&b, 0);
+  size_t at = b.len;
+  ens__mp_str(&b, long_name, 65);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), ENS_EDECODE);
+  b.len = at;
+  ens__mp_uint(&b, 7);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), ENS_EDECODE);
+  b.len = at;
+  ens__mp_str(&b, long_name, 64);
+  assert_int_equal(ens__msg_decode(b.data, b.len, &back), 0);
+  assert_true(back.has_name && back.ntext == 64);
   ens__buf_free(&b);
 }
 
@@ -385,6 +434,7 @@ int main(void) {
       cmocka_unit_test(test_a_small_ack_is_a_few_bytes),
       cmocka_unit_test(test_extra_fields_are_skipped),
       cmocka_unit_test(test_ping_received_is_optional),
+      cmocka_unit_test(test_welcome_name_is_optional),
       cmocka_unit_test(test_change_time_is_optional),
       cmocka_unit_test(test_bad_messages_are_refused),
       cmocka_unit_test(test_encoder_refuses_what_decoder_would),

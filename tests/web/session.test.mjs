@@ -3,9 +3,13 @@
 // clients edit a drawing and a font at once and converge with the
 // server's document; each one's undo takes back only its own gesture and
 // says when it skipped a collaborator's newer change; a client whose
-// socket is cut while it keeps editing converges with nothing lost.
+// socket is cut while it keeps editing converges with nothing lost. With
+// an invite, a page's own name is the invite's; its client id is kept
+// across reloads (stub storage and locks) and never shared by two open
+// pages, and a reloaded page never makes again an id a collaborator's
+// undo brings back.
 // Usage: node session.test.mjs BUILD_DIR SOURCE_DIR. Exit 77: skipped.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -87,13 +91,13 @@ function outlineBox(contours) {
 
 const procs = [];
 const dirs = [];
-async function serve(file) {
+async function serve(file, extra = []) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ensemble-web-'));
   dirs.push(dir);
   const copy = path.join(dir, path.basename(file));
   fs.copyFileSync(file, copy);
   const p = spawn(path.join(build, 'ensemble'),
-    ['serve', '--bind', 'tcp://127.0.0.1:*', '--http', '127.0.0.1:0', '--quiet', copy],
+    ['serve', '--bind', 'tcp://127.0.0.1:*', '--http', '127.0.0.1:0', '--quiet', ...extra, copy],
     { stdio: ['ignore', 'pipe', 'inherit'] });
   procs.push(p);
   let out = '';
@@ -105,7 +109,7 @@ async function serve(file) {
 }
 
 async function status(srv) {
-  const r = await fetch(srv.http + '/status');
+  const r = await fetch(srv.http + '/status' + (srv.query || ''));
   return r.json();
 }
 
@@ -114,10 +118,27 @@ globalThis.__dirname = webDir;
 globalThis.require = createRequire(import.meta.url);
 const mod = await loadEnsemble(pathToFileURL(webDir + '/').href,
   { wasmBinary: fs.readFileSync(path.join(webDir, 'ensemble.wasm')) });
-function client(srv, name, colour) {
-  const c = new EnsembleClient(mod, { url: srv.ws, name, colour, WebSocket });
+function client(srv, name, colour, more = {}) {
+  const c = new EnsembleClient(mod, { url: srv.ws, name, colour, WebSocket, ...more });
   c.connect();
   return c;
+}
+
+// A page's localStorage and navigator.locks, as a browser gives them to
+// the pages of one origin (ifAvailable: a lock another holds is refused).
+class StubStorage {
+  constructor() { this.m = new Map(); this.writes = 0; }
+  getItem(k) { return this.m.has(k) ? this.m.get(k) : null; }
+  setItem(k, v) { this.writes++; this.m.set(k, String(v)); }
+  removeItem(k) { this.m.delete(k); }
+}
+class StubLocks {
+  constructor() { this.held = new Set(); }
+  async request(name, opts, cb) {
+    if (this.held.has(name)) return cb(null);
+    this.held.add(name);
+    try { return await cb({ name }); } finally { this.held.delete(name); }
+  }
 }
 const settled = (cs) => cs.every((c) => c.state === 'live' && c.pending() === 0);
 async function converged(srv, cs, what) {
@@ -300,6 +321,55 @@ try {
   await converged(lot, [la, lb], 'animation after Ada\'s undo');
   check(ua.done && JSON.parse(lb.lottieText()).layers[0].ks.p.k[1].t === 30, 'her undo puts her keyframe back at 30');
   for (const c of [a, b, fa, fb, la, lb]) c.close();
+
+  // --- who a page is: its client id kept across reloads, never shared by two
+  // open pages; its own name the invite's
+  const invDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ensemble-web-inv-'));
+  dirs.push(invDir);
+  const invites = path.join(invDir, 'invites');
+  const tok = /^token (\S+)/m.exec(execFileSync(path.join(build, 'ensemble'),
+    ['invite', '--invites', invites, 'alice'], { encoding: 'utf8' }))[1];
+  const inv = await serve(path.join(source, 'tests/resources/fonts/DejaVuSans-ExtraLight-subset.sfd'), ['--invites', invites]);
+  inv.query = '?token=' + tok;
+  const storage = new StubStorage();
+  const locks = new StubLocks();
+  const page = (name) => client(inv, name, '#20a040', { token: tok, storage, locks });
+  const p1 = page('a name the page chose');
+  const other = client(inv, 'Bo', '#3050d0', { token: tok, storage: null }); // the same person elsewhere, no storage
+  await until('the invited pages live', () => p1.state === 'live' && other.state === 'live');
+  check(p1.name() === 'alice' && p1.presence()[0].me && p1.presence()[0].name === 'alice',
+    `the page's own name is the invite's (${p1.name()}), not the one it chose`);
+  await until('the other sees her as alice', () => other.presence().some((p) => !p.me && p.name === 'alice'));
+  const id1 = p1.clientId();
+  const site1 = p1.site();
+  check(/^[0-9a-f]{32}$/.test(id1) && ![...storage.m.keys()].some((k) => k.includes(tok)) &&
+    ![...storage.m.values()].some((v) => v.includes(tok)), 'the client id is stored under a hash of the token, never the token');
+  const p2 = page('a second tab');
+  await until('a second tab live', () => p2.state === 'live');
+  check(p2.clientId() !== id1 && p2.site() !== site1, `a second open tab draws its own id (sites ${site1}, ${p2.site()})`);
+  // the hazard: a point the page made, removed by a collaborator; the page
+  // reloads (memory lost, id kept) and makes a point again; the
+  // collaborator's undo brings the removed point back
+  const gl = p1.glyphs().map((g) => p1.glyph(g.name)).find((g) => g && g.outline.length && g.outline[0].points.length > 3);
+  const n0 = gl.outline[0].points.length;
+  const at = (c, sfd) => c.glyph(gl.name).contours[0].findIndex((p) => p.on && p.sfd === sfd);
+  p1.glyphAddPoint(gl.name, 0, at(p1, 1), gl.outline[0].points[0].x + 3, gl.outline[0].points[0].y + 3);
+  await converged(inv, [p1, p2, other], 'the page added a point');
+  const mark = JSON.parse([...storage.m.values()][0]).find((e) => e.id === id1);
+  check(mark && mark.site === site1 && mark.mark > 0, `the page stored its id mark before sending (site ${mark?.site}, counter ${mark?.mark})`);
+  other.glyphRemovePoint(gl.name, 0, at(other, 1));
+  await converged(inv, [p1, p2, other], 'a collaborator removed it');
+  p1.close(); // a reload
+  const p1b = page('a name the page chose');
+  await until('the reloaded page live', () => p1b.state === 'live');
+  check(p1b.clientId() === id1 && p1b.site() === site1, `the reloaded page says hello with its kept id and has its site again (${p1b.site()})`);
+  p1b.glyphAddPoint(gl.name, 0, at(p1b, 2), gl.outline[0].points[0].x + 5, gl.outline[0].points[0].y + 9);
+  await converged(inv, [p1b, p2, other], 'the reloaded page added a point');
+  const back = other.undo();
+  check(back.done && back.skipped === 0, `the collaborator's undo brings the removed point back (done ${back.done}, skipped ${back.skipped}${back.error ? ', ' + back.error : ''})`);
+  await converged(inv, [p1b, p2, other], 'after the undo');
+  check(p1b.glyph(gl.name).outline[0].points.length === n0 + 2, `both points are there (${p1b.glyph(gl.name).outline[0].points.length}, was ${n0})`);
+  for (const c of [p1b, p2, other]) c.close();
 } catch (e) {
   check(false, 'exception: ' + (e && e.stack ? e.stack : e));
 } finally {

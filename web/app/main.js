@@ -108,7 +108,7 @@ async function start() {
   client.ondropped(msg => bar.note('Not applied: ' + msg));
   client.onrejected(msg => { bar.setState('failed'); fail(msg); });
   bar.setState(client.state || 'connecting');
-  client.connect();
+  Promise.resolve(client.connect()).catch(err => { bar.setState('failed'); fail('The client could not start: ' + err.message); });
 }
 
 document.getElementById('orchestra-toggle').addEventListener('change', e => orchestra.setOn(e.target.checked));

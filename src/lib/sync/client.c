@@ -45,7 +45,11 @@ struct ens_session {
   ens__pending pend;
   uint64_t next_ctn;
   uint32_t site;
-  uint64_t floor;       /* our ids' counters lie above it (the welcome's) */
+  uint64_t floor;       /* our ids' counters lie above it (the welcome's, or known_floor's) */
+  uint32_t known_site;  /* ens__session_id_floor: ids of this site we may have made before... */
+  uint64_t known_floor; /* ...have counters up to this */
+  char shown[ENS_MAX_NAME + 1]; /* the welcome's name: the server shows us by it */
+  int has_shown;
   uint64_t epoch, seq;  /* what the document holds (0, 0 asks for a snapshot) */
   uint64_t server_epoch; /* the history our transaction numbers belong to */
   s_state state;
@@ -390,6 +394,15 @@ static int s_on_welcome(ens_session *s, const ens__msg *m) {
   }
   s->site = (uint32_t)m->site;
   s->floor = m->floor;
+  /* ids this client id made under this site before (a reloaded page):
+   * the document may no longer hold them, but a collaborator's undo may
+   * bring them back, so they are never made again */
+  if (s->known_site && s->known_site == s->site && s->known_floor > s->floor) s->floor = s->known_floor;
+  s->has_shown = m->has_name;
+  if (m->has_name) {
+    memcpy(s->shown, m->text, m->ntext);
+    s->shown[m->ntext] = '\0';
+  }
   s->welcome_head = m->seq;
   s->welcome_ctn = m->ctn;
   s->window = m->window > 4096 ? 4096 : (uint32_t)m->window;
@@ -868,6 +881,17 @@ void ens__session_link_lost(ens_session *s, const char *why, int64_t now_ms) {
 
 const ens__pending *ens__session_queue(const ens_session *s) { return &s->pend; }
 
+void ens__session_id_floor(ens_session *s, uint32_t site, uint64_t counter) {
+  s->known_site = site;
+  s->known_floor = counter;
+}
+
+uint64_t ens__session_id_mark(const ens_session *s) {
+  uint64_t mark = s->floor;
+  if (s->doc && s->site && ens_doc_site(s->doc) == s->site && s->doc->counter > mark) mark = s->doc->counter;
+  return mark;
+}
+
 /* --- the user's side -------------------------------------------------------------- */
 
 static int s_after_local(ens_session *s, int rc) {
@@ -939,6 +963,7 @@ ens_undo *ens_session_undo_manager(ens_session *s) { return s->undo; }
 int ens_session_is_live(const ens_session *s) { return s->state == S_LIVE; }
 uint64_t ens_session_seq(const ens_session *s) { return s->seq; }
 uint32_t ens_session_site(const ens_session *s) { return s->site; }
+const char *ens_session_name(const ens_session *s) { return s->has_shown ? s->shown : s->name; }
 
 void ens_session_set_doc_site(const ens_session *s, ens_doc *doc) {
   ens_doc_set_site(doc, s->site);
@@ -984,7 +1009,13 @@ static int s_new(const ens_session_opts *opts, ens__session_wire_fn wire, void *
   int rc = 0;
   if (!s->endpoint || !s->name) rc = ens__error(ENS_ENOMEM, "out of memory creating a session");
   else if (strlen(s->name) > ENS_MAX_NAME) rc = ens__error(ENS_ELIMIT, "a name longer than %d bytes", ENS_MAX_NAME);
+  else if (opts->client_id) memcpy(s->client, opts->client_id, sizeof s->client);
   else rc = ens__random(s->client, sizeof s->client);
+  if (!rc && opts->client_id) {
+    static const unsigned char zero[ENS_CLIENT_ID_LEN];
+    if (memcmp(s->client, zero, sizeof zero) == 0)
+      rc = ens__error(ENS_EINVAL, "a client id of sixteen zero bytes is the host's");
+  }
   if (!rc && wire) {
     /* no socket, no context */
   } else if (!rc && opts->zmq_context) {

@@ -30,6 +30,19 @@ int ens__session_tick(ens_session *session, int64_t now_ms);
  * closed): as a ZeroMQ disconnect, a new one after the backoff. */
 void ens__session_link_lost(ens_session *session, const char *why, int64_t now_ms);
 
+/* Ids of site this client id may have made in an earlier life (a web page
+ * before its reload: the id kept, its memory not) have counters up to
+ * counter: when a welcome gives this client that site again, the ids it
+ * makes lie above counter too. The document may no longer hold those ids
+ * (deleted since, and a snapshot only tells of ids present), but an undo
+ * of the delete by a collaborator brings them back, so making one again
+ * would make that undo fail. */
+void ens__session_id_floor(ens_session *session, uint32_t site, uint64_t counter);
+/* The highest id counter this session may have made under its site (0
+ * before a welcome): what a later life passes to ens__session_id_floor.
+ * Read it after each local commit, before the change is sent. */
+uint64_t ens__session_id_mark(const ens_session *session);
+
 /* The queue of pending transactions (borrowed), for checks. */
 const ens__pending *ens__session_queue(const ens_session *session);
 

@@ -44,6 +44,7 @@ static const s_field s_layout[ENS_MSG_LAST + 1][MAXF] = {
  * Each may be absent (older peers): a writer leaves out those after the
  * last it has, and writes 0 for one it lacks before that. */
 #define MAXOPT 2
+#define MAXOPT_WELCOME 1 /* floor; then the name (a str, so not in this table) */
 static const s_field s_optional[ENS_MSG_LAST + 1][MAXOPT] = {
     [ENS_MSG_WELCOME] = {F_FLOOR},
     [ENS_MSG_TXN] = {F_TIME},
@@ -114,7 +115,9 @@ int ens__msg_encode(const ens__msg *m, ens_buf *out) {
   int n = s_nfields(type);
   int extra = s_noptional(m, type);
   int pointer = type == ENS_MSG_PRESENCE && m->has_pointer;
-  ens__mp_array(out, (uint32_t)(n + 1 + extra + pointer));
+  int name = type == ENS_MSG_WELCOME && m->has_name;
+  if (name) extra = MAXOPT_WELCOME; /* the name follows floor, written even when 0 */
+  ens__mp_array(out, (uint32_t)(n + 1 + extra + pointer + name));
   ens__mp_uint(out, (uint64_t)type);
   for (int i = 0; i < n; i++) {
     s_field f = s_layout[type][i];
@@ -157,6 +160,10 @@ int ens__msg_encode(const ens__msg *m, ens_buf *out) {
     ens__mp_double(out, m->px);
     ens__mp_double(out, m->py);
     ens__mp_uint(out, m->pctx);
+  }
+  if (name) {
+    if (m->ntext > ENS_MAX_NAME) return ens__error(ENS_EINVAL, "name of %zu bytes, over %d", m->ntext, ENS_MAX_NAME);
+    ens__mp_str(out, m->text ? m->text : "", m->text ? m->ntext : 0);
   }
   if (out->oom) return ens__error(ENS_ENOMEM, "out of memory encoding a %s message", ens__msg_name(type));
   return 0;
@@ -411,6 +418,15 @@ int ens__msg_decode(const void *data, size_t len, ens__msg *m) {
   }
   if (type == ENS_MSG_PRESENCE && i < n && !r.err) {
     s_read_pointer(&r, m);
+    i++;
+  }
+  if (type == ENS_MSG_WELCOME && i < n && !r.err) { /* the name the server shows this client by */
+    uint32_t sl;
+    const char *str = ens__mp_read_str(&r, &sl);
+    if (!r.err && sl > ENS_MAX_NAME) ens__mp_fail(&r, "name too long");
+    m->text = str;
+    m->ntext = r.err ? 0 : sl;
+    m->has_name = !r.err;
     i++;
   }
   /* later minor additions: extra fields are skipped, not understood */

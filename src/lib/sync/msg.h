@@ -54,7 +54,8 @@ enum {
 /* Fields a type does not use are zero. Which field holds what:
  *   hello     vmin vmax client epoch seq(=last_seq)
  *   welcome   version epoch site seq(=head) ctn(=last_ctn) mode window heartbeat_ms max_message
- *             floor (optional: the counter the client's ids lie above)
+ *             floor (optional: the counter the client's ids lie above), then
+ *             text(=name, optional: has_name; the name the server shows it by)
  *   snapshot  seq index count bytes
  *   entry     seq site ctn bytes(=txn)
  *   txn       ctn bytes(=txn)
@@ -90,6 +91,10 @@ typedef struct {
   int has_pointer;
   double px, py;
   uint64_t pctx;
+  /* welcome: the name the server shows this client by (a key's or an
+   * invite's) in text, a later addition after floor; absent: the name its
+   * own presence says */
+  int has_name;
   unsigned char client[ENS_CLIENT_ID_LEN];
   const unsigned char *bytes; /* borrowed */
   size_t nbytes;

@@ -248,25 +248,44 @@ static ens__client_rec s_rec(const s_client *c) {
  * site of the idle client seen least recently, which is forgotten (in the
  * open group). A site is handed on while its floor leaves a new owner
  * SITE_GAP ids. ENS_ELIMIT when every site is taken. */
-static int s_site_for(ens_server *s, uint32_t *site, uint64_t *floor) {
-  size_t idle = 0, lru = 0;
+/* The idle client seen least recently whose site can still be handed on,
+ * among those first said hello with by owner (NULL: among all); its index
+ * in *at. *idle counts the idle ones looked at. */
+static s_client *s_idle_lru(ens_server *s, const char *owner, size_t *at, size_t *idle) {
   s_client *old = NULL;
+  *idle = 0;
   for (size_t i = 0; i < s->nclients; i++) {
     s_client *c = s->clients[i];
     if (c->made || c->connected || c->dirty) continue; /* dirty: the open group names it */
-    idle++;
+    if (owner && strcmp(c->owner, owner) != 0) continue;
+    (*idle)++;
     if (c->floor >= COUNTER_END - 2 * SITE_GAP) continue;
     if (!old || c->seen < old->seen) {
       old = c;
-      lru = i;
+      *at = i;
     }
   }
+  return old;
+}
+
+static int s_hand_on(ens_server *s, s_client *old, size_t at, uint32_t *site, uint64_t *floor);
+
+static int s_site_for(ens_server *s, uint32_t *site, uint64_t *floor) {
+  size_t idle, lru = 0;
+  s_client *old = s_idle_lru(s, NULL, &lru, &idle);
   if (s->next_site <= s->site_max && (idle < s->idle_max || !old)) {
     *site = s->next_site;
     *floor = 0;
     return 0;
   }
   if (!old) return ens__error(ENS_ELIMIT, "no sites left");
+  return s_hand_on(s, old, lru, site, floor);
+}
+
+/* The site of idle client old (at index at) goes to a newcomer, with a
+ * floor above every id old could have made; old is forgotten in the open
+ * group. */
+static int s_hand_on(ens_server *s, s_client *old, size_t at, uint32_t *site, uint64_t *floor) {
   if (s->nforget == s->capforget) {
     size_t cap = s->capforget ? s->capforget * 2 : 4;
     void *n = realloc(s->forget, cap * sizeof *s->forget);
@@ -278,7 +297,7 @@ static int s_site_for(ens_server *s, uint32_t *site, uint64_t *floor) {
   *site = old->site;
   *floor = old->floor + SITE_GAP;
   free(old);
-  s->clients[lru] = s->clients[--s->nclients];
+  s->clients[at] = s->clients[--s->nclients];
   return 0;
 }
 
@@ -815,17 +834,27 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
     return 0;
   }
   s_client *c = s_client_find(s, m->client);
-  if (!c && user && user[0]) { /* each new id takes a site for good */
+  ens__client_rec rec = {m->client, 0, 0, 0, 0};
+  int sited = 0; /* rec has its site already */
+  if (!c && user && user[0]) { /* a key's new ids: at most CLIENTS_PER_KEY of them */
     size_t owned = 0;
     for (size_t i = 0; i < s->nclients; i++) owned += strcmp(s->clients[i]->owner, user) == 0;
     if (owned >= CLIENTS_PER_KEY) {
-      s_fault(s, s_peer_find(s, rid, rid_len), rid, rid_len, user, ENS_PERR_LIMIT, "too many client ids for one key");
-      return 0;
+      /* one of its own idle ids (nothing made, no connection: a page
+       * reloaded, say) gives its site up to the new one; only ids that
+       * made something or are connected hold the key to its limit */
+      size_t at = 0, idle;
+      s_client *old = s_idle_lru(s, user, &at, &idle);
+      if (!old) {
+        s_fault(s, s_peer_find(s, rid, rid_len), rid, rid_len, user, ENS_PERR_LIMIT, "too many client ids for one key");
+        return 0;
+      }
+      if ((rc = s_hand_on(s, old, at, &rec.site, &rec.floor))) return rc;
+      sited = 1;
     }
   }
   if (!c) {
-    ens__client_rec rec = {m->client, 0, 0, 0, 0};
-    if ((rc = s_site_for(s, &rec.site, &rec.floor)) == ENS_ELIMIT) {
+    if (!sited && (rc = s_site_for(s, &rec.site, &rec.floor)) == ENS_ELIMIT) {
       s_send_error_rid(s, rid, rid_len, ENS_PERR_LIMIT, "no sites left");
       s_log(s, "%s refused: no sites left", user && user[0] ? user : "a connection");
       return 0;
@@ -899,6 +928,11 @@ static int s_on_hello(ens_server *s, const void *rid, size_t rid_len, const char
   w.heartbeat_ms = s->opts.heartbeat_ms;
   w.max_message = ENS_MAX_MESSAGE;
   w.floor = c->floor;
+  if (user && user[0]) { /* shown to the others by it: the client shows it to its user */
+    w.has_name = 1;
+    w.text = user;
+    w.ntext = strlen(user);
+  }
   /* the catch-up may wait in the queue whole, on top of the budget; not
    * on top of what the connection already failed to read */
   if (p->u.sent - p->u.read > s_budget(s, p)) {
