@@ -30,7 +30,7 @@ set(ENS_WASM_EXPORTS
     _malloc _free _ensw_error _ensw_new _ensw_free _ensw_handle _ensw_tick _ensw_link_lost _ensw_state _ensw_seq
     _ensw_pending _ensw_site _ensw_kind _ensw_doc_hash _ensw_undo _ensw_set_selection _ensw_set_pointer
     _ensw_clear_pointer _ensw_svg_text _ensw_svg_ids _ensw_svg_translate _ensw_svg_delete _ensw_svg_colour
-    _ensw_svg_order _ensw_glyphs _ensw_font_info _ensw_glyph _ensw_glyph_move _ensw_glyph_width
+    _ensw_svg_order _ensw_glyphs _ensw_font_info _ensw_glyph _ensw_glyph_outline _ensw_glyph_move _ensw_glyph_width
     _ensw_glyph_add_point _ensw_glyph_remove_point _ensw_lottie_text _ensw_lottie_move_keyframe _ensw_lottie_shift_layer
     _ensw_lottie_find _ensw_name _ensw_id_mark _ensw_id_floor)
 string(REPLACE ";" "," ENS_WASM_EXPORTS_CSV "${ENS_WASM_EXPORTS}")

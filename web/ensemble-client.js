@@ -382,6 +382,8 @@ export class EnsembleClient {
   // --- font
   glyphs() { return JSON.parse(this._str('ensw_glyphs', [this.h], ['number'])); }
   fontInfo() { return JSON.parse(this._str('ensw_font_info', [this.h], ['number'])); }
+  // refs: its references to other glyphs, [{glyph: name, id, ref, transform: [xx, xy, yx, yy, dx, dy]}]
+  // (x' = xx x + yx y + dx, y' = xy x + yy y + dy); they are drawn by glyphOutline, not edited here.
   // A glyph as the page draws it: contours as lists of points, on-curve
   // ({on: true}) and control points ({on: false}) in drawing order, as in
   // a font editor; a closed contour's repeat of its first point left out.
@@ -404,6 +406,13 @@ export class EnsembleClient {
       return pts;
     });
     return g;
+  }
+  // The glyph as drawn: {width, contours: [[{x, y, on}...]...], glyphs, cut}, its references'
+  // contours included, transformed (recursively, bounded: ens_glyph_outline_get). refsOnly: the
+  // references' contours alone (an editor draws the glyph's own points itself). glyphs: the ids of
+  // every glyph drawn; cut: a reference was left out (a cycle, too deep, too large).
+  glyphOutline(name, { refsOnly = false } = {}) {
+    return JSON.parse(this._str('ensw_glyph_outline', [this.h, name, refsOnly ? 1 : 0], ['number', 'string', 'number']));
   }
   // [contour, i] of glyph(name).contours to the SFD point it belongs to
   // (a control point moves with its own point: the library moves a point's

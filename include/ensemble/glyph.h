@@ -53,6 +53,48 @@ const ens_obj *ens_glyph_find(const ens_doc *doc, const char *name);
  * read. ENS_EINVAL when the glyph has no outline at all. */
 int ens_glyph_bounds(const ens_doc *doc, const char *glyph, double *xmin, double *ymin, double *xmax, double *ymax);
 
+/* A glyph's outline as it is drawn (ens_glyph_outline_get): its own
+ * foreground contours and, transformed, the contours of the glyphs its
+ * references name, and theirs in turn. Points are in drawing order: an
+ * on-curve point, then the control points of the segment that ends at
+ * the next on-curve point (none: a line; one: a quadratic curve; two: a
+ * cubic); a closed contour's repeat of its first point is left out. */
+typedef struct {
+  double x, y;
+  int on; /* 1 on-curve, 0 a control point */
+} ens_glyph_opoint;
+
+typedef struct {
+  size_t first, count; /* its points: points[first .. first + count) */
+  int closed;
+} ens_glyph_ocontour;
+
+typedef struct {
+  ens_glyph_opoint *points;
+  size_t npoints;
+  ens_glyph_ocontour *contours;
+  size_t ncontours;
+  ens_id *glyphs; /* every glyph whose contours were drawn or followed, */
+  size_t nglyphs; /* each once, the glyph itself first */
+  int cut;        /* a reference was left out: see ens_glyph_outline_get */
+} ens_glyph_outline;
+
+/* Only the references' contours, not the glyph's own (an editor draws
+ * those itself, as points it can move). */
+#define ENS_GLYPH_OUTLINE_REFS_ONLY 1u
+
+/* Fills *out (the caller's struct; free its arrays with
+ * ens_glyph_outline_free) with the glyph's outline as drawn. A font may
+ * come from anyone, so references are followed at most 32 deep, a
+ * reference to a glyph already being drawn (a cycle) is left out, and at
+ * most 100,000 points and references in all are visited; whatever is
+ * left out sets out->cut. A reference to a glyph the font lacks draws
+ * nothing. flags: 0 or ENS_GLYPH_OUTLINE_REFS_ONLY. doc is only read.
+ * ENS_ENOTFOUND for a name the font lacks, ENS_ENOMEM. */
+int ens_glyph_outline_get(const ens_doc *doc, const char *glyph, unsigned flags, ens_glyph_outline *out);
+/* Frees out's arrays and zeroes it; NULL is accepted. */
+void ens_glyph_outline_free(ens_glyph_outline *out);
+
 /* Move the given points by (dx, dy). A point's own control points move
  * with it, as in FontForge: its incoming one (c2 on its own line) and its
  * outgoing one (c1 on the next line); in a quadratic layer the single

@@ -3,6 +3,7 @@
  * font's metrics, and the glyph editor's gestures, each one transaction
  * built by the library's glyph edits (ensemble/glyph.h). */
 #include <emscripten.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +55,39 @@ static void s_point(ens_buf *b, const ens__gpt *p) {
   ens__buf_putc(b, '}');
 }
 
-/* {id, name, width, contours: [{closed, points: [{x, y, c1?, c2?}]}]}:
+/* The foreground's references: [{glyph: name, id: the glyph's id, ref:
+ * the reference's own id, transform: [xx, xy, yx, yy, dx, dy]}] (x' = xx
+ * x + yx y + dx, y' = xy x + yy y + dy, FontForge's order). A reference
+ * to a glyph the font lacks is left out. */
+static void s_refs(ens_buf *b, const ens_doc *d, const ens_obj *fore) {
+  size_t n = fore ? ens_obj_child_count(fore) : 0;
+  int first = 1;
+  for (size_t i = 0; i < n; i++) {
+    const ens_obj *k = ens_obj_child(fore, i);
+    if (strcmp(ens_obj_kind(k), ENS_SFD_REF) != 0) continue;
+    const ens_obj *t = ens_doc_get(d, ens__glyph_target(k));
+    ens_value v;
+    if (!t || !s_is_glyph(t) || ens_obj_get(t, "name", &v) != 0 || v.type != ENS_STR) continue;
+    ens__buf_puts(b, first ? "{\"glyph\":" : ",{\"glyph\":");
+    first = 0;
+    ensw_json_strn(b, v.u.s.ptr, v.u.s.len);
+    ens__buf_puts(b, ",\"id\":");
+    ensw_json_id(b, ens_obj_id(t));
+    ens__buf_puts(b, ",\"ref\":");
+    ensw_json_id(b, ens_obj_id(k));
+    static const char *const keys[6] = {"xx", "xy", "yx", "yy", "dx", "dy"};
+    for (int j = 0; j < 6; j++) {
+      int present = 0;
+      double x = ens__glyph_num(k, keys[j], &present);
+      if (!present) x = j == 0 || j == 3 ? 1 : 0;
+      if (!isfinite(x)) x = 0; /* JSON has no NaN */
+      ens__buf_printf(b, "%s%.17g", j ? "," : ",\"transform\":[", x);
+    }
+    ens__buf_puts(b, "]}");
+  }
+}
+
+/* {id, name, width, contours: [{closed, points: [{x, y, c1?, c2?}]}], refs}:
  * a point's c1 is the previous point's outgoing control, c2 its own
  * incoming one (the curve that ends at it); in a closed contour the last
  * point repeats the first, as in SFD (ensemble/glyph.h numbers them so). */
@@ -86,7 +119,41 @@ EMSCRIPTEN_KEEPALIVE const char *ensw_glyph(ensw *h, const char *name) {
     ens__buf_puts(&b, "]}");
     ens__gcontour_free(&gc);
   }
+  ens__buf_puts(&b, "],\"refs\":[");
+  s_refs(&b, d, fore);
   ens__buf_puts(&b, "]}");
+  return ensw__out(h, &b);
+}
+
+/* {width, contours: [[{x, y, on}...]...], glyphs: [ids], cut}: the
+ * glyph as drawn, references' contours included and transformed
+ * (ens_glyph_outline_get); refs_only: without its own contours. glyphs:
+ * every glyph it draws, so a page knows whose change redraws it. */
+EMSCRIPTEN_KEEPALIVE const char *ensw_glyph_outline(ensw *h, const char *name, int refs_only) {
+  ens_buf b = {0};
+  const ens_doc *d = ensw__doc(h);
+  const ens_obj *g = NULL;
+  ens_glyph_outline o;
+  if (!d || ens__glyph_get(d, name, &g) ||
+      ens_glyph_outline_get(d, name, refs_only ? ENS_GLYPH_OUTLINE_REFS_ONLY : 0, &o)) {
+    ens__buf_puts(&b, "null");
+    return ensw__out(h, &b);
+  }
+  ens__buf_printf(&b, "{\"width\":%lld,\"contours\":[", (long long)ens__glyph_int(g, "width", 0));
+  for (size_t c = 0; c < o.ncontours; c++) {
+    const ens_glyph_ocontour *oc = &o.contours[c];
+    ens__buf_puts(&b, c ? ",[" : "[");
+    for (size_t i = 0; i < oc->count; i++) {
+      const ens_glyph_opoint *p = &o.points[oc->first + i];
+      ens__buf_printf(&b, "%s{\"x\":%.10g,\"y\":%.10g,\"on\":%s}", i ? "," : "", isfinite(p->x) ? p->x : 0,
+                      isfinite(p->y) ? p->y : 0, p->on ? "true" : "false");
+    }
+    ens__buf_putc(&b, ']');
+  }
+  ens__buf_puts(&b, "],\"glyphs\":");
+  ensw_json_ids(&b, o.glyphs, o.nglyphs);
+  ens__buf_printf(&b, ",\"cut\":%s}", o.cut ? "true" : "false");
+  ens_glyph_outline_free(&o);
   return ensw__out(h, &b);
 }
 

@@ -20,6 +20,12 @@ const FONT = {
                   { x: 650, y: 550, on: false }, { x: 550, y: 700, on: false }, { x: 350, y: 700, on: true },
                   { x: 150, y: 700, on: false }, { x: 50, y: 550, on: false }, { x: 50, y: 350, on: true },
                   { x: 50, y: 150, on: false }, { x: 150, y: 0, on: false }]] },
+    { id: '1:12', name: 'acute', unicode: 0xb4, width: 300,
+      contours: [[{ x: 100, y: 0, on: true }, { x: 200, y: 0, on: true }, { x: 300, y: 130, on: true }, { x: 200, y: 130, on: true }]] },
+    // a composite: no contours of its own, O and the acute above it
+    { id: '1:13', name: 'Oacute', unicode: 0xd3, width: 700, contours: [],
+      refs: [{ glyph: 'O', id: '1:11', ref: '1:14', transform: [1, 0, 0, 1, 0, 0] },
+             { glyph: 'acute', id: '1:12', ref: '1:15', transform: [1, 0, 0, 1, 200, 660] }] },
   ],
 };
 
@@ -97,6 +103,24 @@ export class EnsembleClient {
   glyphs() { return this.font.glyphs.map(({ id, name, unicode, width }) => ({ id, name, unicode, width })); }
   fontInfo() { return this.font.info; }
   glyph(name) { const g = this.font.glyphs.find(x => x.name === name); return g ? JSON.parse(JSON.stringify(g)) : null; }
+  // the glyph as drawn, references followed (the real one is the library's: ens_glyph_outline_get)
+  glyphOutline(name, { refsOnly = false } = {}) {
+    const top = this.g(name);
+    if (!top) return null;
+    const out = { width: top.width, contours: [], glyphs: [], cut: false };
+    const walk = (g, m, depth, own) => {
+      if (!out.glyphs.includes(g.id)) out.glyphs.push(g.id);
+      if (own) for (const c of g.contours) out.contours.push(c.map(p => ({ x: m[0] * p.x + m[2] * p.y + m[4], y: m[1] * p.x + m[3] * p.y + m[5], on: p.on })));
+      for (const r of g.refs || []) {
+        const t = this.g(r.glyph), a = r.transform;
+        if (!t || depth > 8) { out.cut = true; continue; }
+        walk(t, [a[0] * m[0] + a[1] * m[2], a[0] * m[1] + a[1] * m[3], a[2] * m[0] + a[3] * m[2], a[2] * m[1] + a[3] * m[3],
+                 a[4] * m[0] + a[5] * m[2] + m[4], a[4] * m[1] + a[5] * m[3] + m[5]], depth + 1, true);
+      }
+    };
+    walk(top, [1, 0, 0, 1, 0, 0], 0, !refsOnly);
+    return out;
+  }
   g(name) { return this.font.glyphs.find(x => x.name === name); }
   glyphMovePoints(name, pts, dx, dy) {
     for (const [c, i] of pts) { const p = this.g(name).contours[c][i]; p.x += dx; p.y += dy; }

@@ -32,6 +32,26 @@ async function cleanup() {
 }
 process.on('uncaughtException', async e => { console.error('FAIL: ' + (e.stack || e)); await cleanup(); process.exit(1); });
 
+// Does the page's drawing (patched change after change) equal a full fresh copy of the client's
+// document? Elements, attributes (in any order) and text compared; '' when equal, else the first
+// difference.
+const drawingDiff = page => page.evaluate(() => {
+  const v = window.ensembleTest.view(), live = v.svg, fresh = v.freshCopy();
+  const attrs = e => Array.from(e.attributes, a => `${a.namespaceURI}|${a.localName}=${a.value}`).sort().join(' ');
+  const walk = (a, b, at) => {
+    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return `${at}: ${a.nodeName} / ${b.nodeName}`;
+    if (a.nodeType !== 1) return a.data === b.data ? '' : `${at}: text "${a.data}" / "${b.data}"`;
+    if (attrs(a) !== attrs(b)) return `${at}: [${attrs(a)}] / [${attrs(b)}]`;
+    if (a.childNodes.length !== b.childNodes.length) return `${at}: ${a.childNodes.length} / ${b.childNodes.length} children`;
+    for (let i = 0; i < a.childNodes.length; i++) {
+      const d = walk(a.childNodes[i], b.childNodes[i], `${at}/${b.childNodes[i].nodeName}[${i}]`);
+      if (d) return d;
+    }
+    return '';
+  };
+  return walk(live, fresh, 'svg');
+});
+
 browser = await launch();
 
 // Each page in its own context: its own storage, so its own name and client id.
@@ -61,8 +81,8 @@ async function converged(web, pages, ms = 20000) {
 }
 
 async function dragEl(page, id, dx, dy) {
-  // the view redraws the drawing on every change and state change: an
-  // element caught while its drawing is replaced has no box yet
+  // an element the page has not drawn yet (its change still waiting for
+  // the next frame) has no box: wait for it
   let b = null;
   for (let i = 0; i < 40 && !b; i++) {
     b = await page.locator(`#drawing [data-ens-id="${id}"]`).boundingBox();
@@ -120,6 +140,11 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
 
   // three authors at once: A drags, B deletes, the native mirror adds a shape
   const e1Before = await elHtml(B, e1);
+  // nodes of B's page that nobody edits now: they must stay the same DOM objects (the page patches)
+  await B.evaluate(([e1, e4]) => {
+    const q = id => document.querySelector(`#drawing [data-ens-id="${id}"]`);
+    window.held = { e1: q(e1), e4: q(e4), svg: document.querySelector('#drawing > svg'), full: window.ensembleTest.view().renders.full };
+  }, [e1, e4]);
   await Promise.all([
     dragEl(A, e1, 40, 25),
     (async () => { await B.click(`#drawing [data-ens-id="${e2}"]`); await B.keyboard.press('Delete'); })(),
@@ -136,6 +161,14 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
     check(v.native && v.deleted, `page ${n} shows the native client's shape and B's delete: ` + JSON.stringify(v));
   }
   check((await elHtml(B, e1)) !== e1Before, 'A\'s drag shows in B\'s page');
+  const patchDiffs = [await drawingDiff(A), await drawingDiff(B)];
+  const held = await B.evaluate(([e1, e4]) => {
+    const q = id => document.querySelector(`#drawing [data-ens-id="${id}"]`), v = window.ensembleTest.view();
+    return { e4: q(e4) === window.held.e4, e1: q(e1) === window.held.e1, svg: document.querySelector('#drawing > svg') === window.held.svg,
+             full: v.renders.full - window.held.full, patched: v.renders.patched };
+  }, [e1, e4]);
+  check(held.e4 && held.e1 && held.svg && held.full === 0,
+        'B\'s page patched its drawing: an untouched element, the moved one and the root are the same DOM nodes as before: ' + JSON.stringify(held));
   await shot(A, build, 'session-drawing-a');
   await shot(B, build, 'session-drawing-b');
 
@@ -182,6 +215,8 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
     return now[0] !== seenByB[0] && now[1] !== seenByB[1] && /778899/i.test(now[1]);
   }, 3000);
   check(reached, 'all three offline edits of A reached B');
+  patchDiffs.push(await drawingDiff(A), await drawingDiff(B));
+  check(patchDiffs.every(d => d === ''), 'each page\'s patched drawing equals a full fresh copy of its document (after three authors, after the cut): ' + JSON.stringify(patchDiffs));
   await A.close(); await B.close();
   await stop(j.proc); await stop(s.proc);
 }
@@ -201,6 +236,46 @@ const shapes = page => page.evaluate(() => Array.from(document.querySelectorAll(
   const glyphs = await A.evaluate(() => window.ensembleTest.client.glyphs());
   check((await A.getAttribute('#glyph-grid', 'data-count')) === String(glyphs.length), `the grid holds every glyph (${glyphs.length})`);
   await shot(A, build, 'session-glyph-grid');
+  // composites (Agrave = A + Grave moved by 1212, 373: no contour of its own) drawn in the grid
+  const ink = (page, name) => page.evaluate(n => {
+    const c = document.querySelector(`.cell[data-name="${n}"] canvas`);
+    if (!c) return null;
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let k = 0, top = c.height, sum = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 128) { k++; sum += i; top = Math.min(top, Math.floor((i >> 2) / c.width)); }
+    return { k, top, sum, draws: +c.parentNode.dataset.draws };
+  }, name);
+  const inkA = await ink(A, 'A'), inkAg = await ink(A, 'Agrave');
+  // (Agrave reaches above the ascent, so its cell is drawn a little smaller to fit)
+  check(inkA && inkAg && inkAg.k > inkA.k / 2 && inkAg.top < inkA.top,
+        `the grid draws Agrave, a composite, as its A with the grave above: ${JSON.stringify({ A: inkA, Agrave: inkAg })}`);
+  // B moves a point of A: A's page redraws Agrave's cell with it
+  await B.evaluate(() => {
+    const c = window.ensembleTest.client, on = c.glyph('A').contours[0].findIndex(p => p.on);
+    c.glyphMovePoints('A', [[0, on]], -300, 0);
+  });
+  check(await until(async () => (await ink(A, 'Agrave')).draws > inkAg.draws, 5000), 'B\'s change to A redraws Agrave\'s cell in A\'s page');
+  const inkAg2 = await ink(A, 'Agrave');
+  check(inkAg2.sum !== inkAg.sum, `Agrave's cell shows the moved point (${inkAg.k} -> ${inkAg2.k} inked pixels)`);
+  await shot(A, build, 'session-glyph-grid-composite-edited');
+  await B.evaluate(() => window.ensembleTest.client.undo());
+  check((await converged(s.web, [A, B])).ok, 'B\'s undo of its move of A converges');
+  // Agrave in the editor: A and Grave drawn muted: at the middle of Grave's quadrilateral
+  // (-555,1394 in Grave, moved by the reference's 1212,373) and in A's left leg
+  await A.evaluate(() => window.ensembleTest.view().child.reveal('Agrave'));
+  await A.click('.cell[data-name="Agrave"]');
+  await A.waitForSelector('#glyph-canvas');
+  const refsText = await A.textContent('.glyph-refs');
+  const muted = await A.evaluate(() => {
+    const ed = window.ensembleTest.view().child, dpr = window.devicePixelRatio || 1;
+    const at = (x, y) => { const p = ed.toPx(x, y); return Array.from(ed.canvas.getContext('2d').getImageData(Math.round(p[0] * dpr), Math.round(p[1] * dpr), 1, 1).data); };
+    return { grave: at(-555 + 1212, 1394 + 373), aLeg: at(150, 40) };
+  });
+  check(refsText === 'references A, Grave' && muted.grave[3] > 20 && muted.grave[3] < 120 && muted.aLeg[3] > 20 && muted.aLeg[3] < 120,
+        `the editor draws Agrave's references muted: "${refsText}", ${JSON.stringify(muted)}`);
+  await shot(A, build, 'session-glyph-composite');
+  await A.click('button[data-act=back]');
+  await A.waitForSelector('#glyph-grid .cell');
   const withPoints = await A.evaluate(gs => gs.map(g => window.ensembleTest.client.glyph(g.name)).filter(g => g.contours.length && g.contours[0].length > 3).map(g => g.name), glyphs);
   const [gA, gB] = withPoints;
   for (const [p, n] of [[A, gA], [B, gB]]) {

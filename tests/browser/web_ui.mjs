@@ -15,6 +15,26 @@ const corpus = path.resolve(process.env.ENSEMBLE_CORPUS || path.join(here, '../.
 const GRID_SVG = 'svg/librsvg/rsvg/tests/fixtures/reftests/adwaita/view-app-grid-symbolic.svg';
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
 
+// Does the page's drawing (patched change after change) equal a full fresh copy of the client's
+// document? Elements, attributes (in any order) and text compared; '' when equal, else the first
+// difference.
+const drawingDiff = page => page.evaluate(() => {
+  const v = window.ensembleTest.view(), live = v.svg, fresh = v.freshCopy();
+  const attrs = e => Array.from(e.attributes, a => `${a.namespaceURI}|${a.localName}=${a.value}`).sort().join(' ');
+  const walk = (a, b, at) => {
+    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return `${at}: ${a.nodeName} / ${b.nodeName}`;
+    if (a.nodeType !== 1) return a.data === b.data ? '' : `${at}: text "${a.data}" / "${b.data}"`;
+    if (attrs(a) !== attrs(b)) return `${at}: [${attrs(a)}] / [${attrs(b)}]`;
+    if (a.childNodes.length !== b.childNodes.length) return `${at}: ${a.childNodes.length} / ${b.childNodes.length} children`;
+    for (let i = 0; i < a.childNodes.length; i++) {
+      const d = walk(a.childNodes[i], b.childNodes[i], `${at}/${b.childNodes[i].nodeName}[${i}]`);
+      if (d) return d;
+    }
+    return '';
+  };
+  return walk(live, fresh, 'svg');
+});
+
 const browser = await launch();
 async function open(hash) {
   const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
@@ -141,6 +161,82 @@ const clear = page => page.evaluate(() => { window.fakeClient.calls = []; });
   await page.close();
 }
 
+// --- a collaborator's change patches the drawing: untouched elements keep their DOM nodes
+{
+  const page = await open('fake=svg');
+  await page.evaluate(() => window.fakeClient.setState('live'));
+  await page.waitForSelector('#drawing svg [data-ens-id="1:2"]');
+  const el = id => `document.querySelector('#drawing [data-ens-id="${id}"]')`;
+  await page.evaluate(() => {
+    const q = id => document.querySelector(`#drawing [data-ens-id="${id}"]`);
+    window.held = { svg: q('1:1'), rect: q('1:2'), circle: q('1:3'), path: q('1:4'), overlay: document.querySelector('#drawing .overlay') };
+  });
+  const same = () => page.evaluate(() => {
+    const q = id => document.querySelector(`#drawing [data-ens-id="${id}"]`);
+    return { svg: q('1:1') === window.held.svg, rect: q('1:2') === window.held.rect, circle: q('1:3') === window.held.circle,
+             path: q('1:4') === window.held.path, overlay: document.querySelector('#drawing .overlay') === window.held.overlay };
+  });
+  const renders = () => page.evaluate(() => ({ ...window.ensembleTest.view().renders }));
+  const r0 = await renders();
+  // the circle recoloured
+  await page.evaluate(() => {
+    const f = window.fakeClient;
+    f.svg = f.svg.replace('cx="120" cy="40" r="25" fill="#3366cc"', 'cx="120" cy="40" r="25" fill="#00ff00"');
+    f.changed({ kind: 'style' });
+  });
+  await page.waitForFunction(() => document.querySelector('#drawing [data-ens-id="1:3"]').getAttribute('fill') === '#00ff00');
+  let s1 = await same(), r1 = await renders();
+  const diffs = [await drawingDiff(page)];
+  check(s1.svg && s1.rect && s1.path && s1.circle && s1.overlay && r1.full === r0.full && r1.patched === r0.patched + 1,
+        `a collaborator recolours the circle: it is patched in place, every node the same object: ${JSON.stringify({ s1, r0, r1 })}`);
+  // a change arriving during a drag: the drag and its preview go on, the change shows
+  const box = await page.locator('#drawing [data-ens-id="1:2"]').boundingBox();
+  await page.mouse.move(box.x + 20, box.y + 20);
+  await page.mouse.down();
+  for (let i = 1; i <= 5; i++) await page.mouse.move(box.x + 20 + 6 * i, box.y + 20 + 3 * i);
+  await clear(page);
+  await page.evaluate(() => {
+    const f = window.fakeClient;
+    f.svg = f.svg.replace('<rect data-ens-id="1:2" x="10"', '<rect data-ens-id="1:2" transform="translate(0 5)" x="10"')
+                 .replace('stroke="#228833"', 'stroke="#aa00aa"');
+    f.changed({ kind: 'move' });
+  });
+  await page.waitForFunction(() => document.querySelector('#drawing [data-ens-id="1:4"]').getAttribute('stroke') === '#aa00aa');
+  const mid = await page.evaluate(() => document.querySelector('#drawing [data-ens-id="1:2"]').getAttribute('transform'));
+  s1 = await same();
+  check(/^translate\([\d.]+ [\d.]+\) translate\(0 5\)$/.test(mid || '') && s1.rect && s1.path,
+        `during a drag a collaborator's change shows at once; the dragged rectangle keeps its preview on top of the new transform: ${mid}`);
+  for (let i = 6; i <= 10; i++) await page.mouse.move(box.x + 20 + 6 * i, box.y + 20 + 3 * i);
+  await page.mouse.up();
+  const c = await calls(page);
+  check(c.length === 1 && c[0][0] === 'svgTranslate' && c[0][1].join() === '1:2', 'the drag still ends in one svgTranslate: ' + JSON.stringify(c));
+  check((await page.evaluate(() => document.querySelector('#drawing [data-ens-id="1:2"]').getAttribute('transform'))) === 'translate(0 5)',
+        'after mouse-up the rectangle shows the document\'s transform');
+  diffs.push(await drawingDiff(page));
+  // deleted, then reordered: the others keep their nodes
+  await page.evaluate(() => {
+    const f = window.fakeClient;
+    f.svg = f.svg.replace(/<path data-ens-id="1:4"[^>]*\/>/, '');
+    f.changed({ kind: 'delete' });
+  });
+  await page.waitForFunction(() => !document.querySelector('#drawing [data-ens-id="1:4"]'));
+  s1 = await same();
+  check(s1.rect && s1.circle && s1.svg && !s1.path, 'a collaborator\'s delete removes that element only: ' + JSON.stringify(s1));
+  diffs.push(await drawingDiff(page));
+  await page.evaluate(() => {
+    const f = window.fakeClient, m = /<rect data-ens-id="1:2"[^>]*\/>\n/.exec(f.svg);
+    f.svg = f.svg.replace(m[0], '').replace('</svg>', m[0] + '</svg>');
+    f.changed({ kind: 'order' });
+  });
+  await page.waitForFunction(() => { const all = Array.from(document.querySelectorAll('#drawing svg [data-ens-id]')); return all[all.length - 1].getAttribute('data-ens-id') === '1:2'; });
+  s1 = await same();
+  const r2 = await renders();
+  check(s1.rect && s1.circle && s1.svg && r2.full === r0.full, `a collaborator raises the rectangle to the top: moved, the same node (full redraws: ${r2.full})`);
+  diffs.push(await drawingDiff(page));
+  check(diffs.every(d => d === ''), 'after each patch the page\'s drawing equals a full fresh copy of the document: ' + JSON.stringify(diffs));
+  await page.close();
+}
+
 // --- a corpus drawing, with a collaborator's selection and pointer
 if (!fs.existsSync(path.join(corpus, GRID_SVG))) console.log('corpus drawing skipped: no ' + path.join(corpus, GRID_SVG));
 else {
@@ -162,13 +258,37 @@ else {
   const page = await open('fake=sfd');
   await page.evaluate(() => window.fakeClient.setState('live'));
   await page.waitForSelector('#glyph-grid .cell[data-name="O"]');
-  check((await page.$$('#glyph-grid .cell')).length === 2, 'one grid cell per glyph');
-  await until(() => page.evaluate(() => document.getElementById('glyph-grid').dataset.drawn === '2'), 3000);
+  check((await page.$$('#glyph-grid .cell')).length === 4, 'one grid cell per glyph');
+  await until(() => page.evaluate(() => document.getElementById('glyph-grid').dataset.drawn === '4'), 3000);
   const inked = await page.evaluate(() => {
     const c = document.querySelector('.cell[data-name="O"] canvas'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 128) n++; return n;
   });
   check(inked > 200, `the O's cell is drawn (${inked} inked pixels)`);
+
+  // a composite (Oacute: no contour of its own, O and the acute moved up by 660) is drawn whole
+  const ink = name => page.evaluate(n => {
+    const c = document.querySelector(`.cell[data-name="${n}"] canvas`), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let k = 0, top = c.height;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 128) { k++; top = Math.min(top, Math.floor((i >> 2) / c.width)); }
+    return { k, top, sum: Array.from(d).reduce((a, v, i) => a + v * (i % 97), 0) };
+  }, name);
+  const inkO = await ink('O'), inkOa = await ink('Oacute');
+  check(inkOa.k > inkO.k + 15 && inkOa.top <= inkO.top - 3,
+        `the composite Oacute shows its O and, above it, its acute: ${inkOa.k} inked pixels from row ${inkOa.top} (the O alone: ${inkO.k} from row ${inkO.top})`);
+  // a change to O redraws O and Oacute, and no other cell
+  const draws = () => page.evaluate(() => Object.fromEntries(Array.from(document.querySelectorAll('#glyph-grid .cell'), c => [c.dataset.name, +c.dataset.draws])));
+  const before = await draws();
+  await page.evaluate(() => {
+    const o = window.fakeClient.g('O');
+    for (const p of o.contours[0]) p.x = 350 + (p.x - 350) / 2;
+    window.fakeClient.changed({ kind: 'point' });
+  });
+  await until(async () => (await draws()).Oacute > before.Oacute, 3000);
+  const after = await draws(), inkOa2 = await ink('Oacute');
+  check(after.O === before.O + 1 && after.Oacute === before.Oacute + 1 && after.square === before.square && after.acute === before.acute,
+        `a change to O redraws O and its composite Oacute only: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+  check(inkOa2.k < inkOa.k && inkOa2.sum !== inkOa.sum, `Oacute's cell shows the narrower O (${inkOa.k} -> ${inkOa2.k} inked pixels)`);
   await page.evaluate(() => window.fakeClient.setPeople([{ site: '2', name: 'Bob', colour: '#e0457b', selection: ['1:10'], pointer: null }]));
   check((await page.getAttribute('.cell[data-name="square"]', 'data-who')) === 'Bob', 'Bob\'s glyph marked in the grid');
   await shot(page, build, 'ui-glyph-grid');
@@ -210,6 +330,41 @@ else {
         'select + Delete removes the point: ' + JSON.stringify(c));
   await page.evaluate(() => window.fakeClient.setPeople([{ site: '2', name: 'Bob', colour: '#e0457b', selection: ['1:10'], pointer: { x: 250, y: 250, ctx: '1:10' } }]));
   await shot(page, build, 'ui-glyph-editor');
+  await page.close();
+}
+
+// --- a composite in the glyph editor: its references drawn muted, not points one can pick
+{
+  const page = await open('fake=sfd&glyph=Oacute');
+  await page.evaluate(() => window.fakeClient.setState('live'));
+  await page.waitForSelector('#glyph-canvas');
+  check((await page.textContent('.glyph-refs')) === 'references O, acute', 'the editor names the references: ' + await page.textContent('.glyph-refs'));
+  // the canvas's colour at font units (x, y)
+  const rgba = (x, y) => page.evaluate(([x, y]) => {
+    const ed = window.ensembleTest.view().child, p = ed.toPx(x, y), dpr = window.devicePixelRatio || 1;
+    return Array.from(ed.canvas.getContext('2d').getImageData(Math.round(p[0] * dpr), Math.round(p[1] * dpr), 1, 1).data);
+  }, [x, y]);
+  const inO = await rgba(350, 350), inAcute = await rgba(400, 760), outside = await rgba(680, 200);
+  check(inO[3] > 20 && inO[3] < 120 && inO[2] > inO[0] && inAcute[3] > 20 && outside[3] === 0,
+        `O and the acute drawn muted (a light blue-grey) where they are: ${JSON.stringify({ inO, inAcute, outside })}`);
+  await shot(page, build, 'ui-glyph-composite');
+  await clear(page);
+  const [x, y] = await page.evaluate(() => {
+    const ed = window.ensembleTest.view().child, r = ed.canvas.getBoundingClientRect(), p = ed.toPx(650, 350);
+    return [r.left + p[0], r.top + p[1]];
+  });
+  await page.mouse.move(x, y); await page.mouse.down();
+  for (let i = 1; i <= 5; i++) await page.mouse.move(x + 8 * i, y);
+  await page.mouse.up();
+  const sel = await page.evaluate(() => window.ensembleTest.view().child.selected.length);
+  check((await calls(page)).length === 0 && sel === 0, 'dragging a point of a reference edits nothing and selects nothing');
+  // O made narrower by a collaborator: the editor redraws Oacute with it
+  await page.evaluate(() => {
+    const o = window.fakeClient.g('O');
+    for (const p of o.contours[0]) p.x = 350 + (p.x - 350) / 2;
+    window.fakeClient.changed({ kind: 'point' });
+  });
+  check(await until(async () => (await rgba(600, 350))[3] === 0, 3000), 'a change to O shows in the open Oacute at once (its old edge is now empty)');
   await page.close();
 }
 

@@ -502,6 +502,82 @@ static void test_font_glyphs_points_and_metrics(void **state) {
   ens_doc_free(b);
 }
 
+/* The d of the first ens-outline path in the cell of glyph name. */
+static char *s_outline_d(const char *svg, size_t n, const char *name) {
+  xmlDocPtr x = xmlReadMemory(svg, (int)n, NULL, NULL, XML_PARSE_NONET | XML_PARSE_HUGE);
+  assert_non_null(x);
+  xmlXPathContextPtr ctx = xmlXPathNewContext(x);
+  char q[256];
+  snprintf(q, sizeof q, "//*[" CLS("ens-glyph") " and .//*[local-name()='text' and .='%s']]//*[@class='ens-outline']/@d",
+           name);
+  xmlXPathObjectPtr r = xmlXPathEvalExpression((const xmlChar *)q, ctx);
+  assert_true(r && r->nodesetval && r->nodesetval->nodeNr >= 1);
+  xmlChar *d = xmlNodeGetContent(r->nodesetval->nodeTab[0]);
+  char *out = strdup((const char *)d);
+  xmlFree(d);
+  xmlXPathFreeObject(r);
+  xmlXPathFreeContext(ctx);
+  xmlFreeDoc(x);
+  return out;
+}
+
+static size_t s_moves(const char *d) {
+  size_t k = 0;
+  for (; *d; d++) k += *d == 'M';
+  return k;
+}
+
+/* A composite draws its references (ens_glyph_outline_get); a font whose
+ * glyph holds forty references to itself is drawn at once, bounded. */
+static void test_font_composites_and_hostile_references(void **state) {
+  (void)state;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/fonts/DejaVuSans-ExtraLight-subset.sfd", tu_resources_dir());
+  ens_doc *a, *b;
+  assert_int_equal(ens_sfd_read_path(path, &a), 0);
+  assert_int_equal(ens_sfd_read_path(path, &b), 0);
+  ens_txn *t;
+  s_apply(b, ens_glyph_set_lsb(b, "Agrave", 200, &t), &t);
+  ens_visdiff *vd;
+  assert_int_equal(ens_visdiff_new(a, b, &vd), 0);
+  char *svg;
+  size_t n;
+  assert_int_equal(ens_visdiff_svg(vd, &svg, &n), 0);
+  char *d = s_outline_d(svg, n, "Agrave");
+  assert_int_equal(s_moves(d), 3); /* A's two contours and Grave's, though Agrave has none of its own */
+  /* A's first point (695 1392 in the file) and Grave's (-604 1526, moved by the reference's 1212 373),
+   * both then moved by the new bearing's shift (xmin 61 -> 200: 139) */
+  assert_non_null(strstr(d, "M834 1392"));
+  assert_non_null(strstr(d, "M747 1899"));
+  free(d);
+  ens_free(svg);
+  ens_visdiff_free(vd);
+  ens_doc_free(a);
+  ens_doc_free(b);
+
+  char font[8192];
+  size_t len = (size_t)snprintf(font, sizeof font,
+                                "SplineFontDB: 3.2\nFontName: Loop\nLayerCount: 2\nLayer: 0 0 \"Back\" 1\n"
+                                "Layer: 1 0 \"Fore\" 0\nEncoding: UnicodeBmp\nBeginChars: 65536 1\n\n"
+                                "StartChar: Z\nEncoding: 90 90 0\nWidth: 600\nFlags: W\nLayerCount: 2\nFore\n"
+                                "SplineSet\n0 0 m 1\n 30 0 l 1\n 0 0 l 1\nEndSplineSet\n");
+  for (int k = 0; k < 40; k++) len += (size_t)snprintf(font + len, sizeof font - len, "Refer: 0 90 N 1 0 0 1 %d 5 2\n", k);
+  len += (size_t)snprintf(font + len, sizeof font - len, "EndChar\nEndChars\nEndSplineFont\n");
+  assert_true(len < sizeof font);
+  assert_int_equal(ens_sfd_read(font, len, &a), 0);
+  assert_int_equal(ens_sfd_read(font, len, &b), 0);
+  s_apply(b, ens_glyph_set_width(b, "Z", 700, &t), &t);
+  assert_int_equal(ens_visdiff_new(a, b, &vd), 0);
+  assert_int_equal(ens_visdiff_svg(vd, &svg, &n), 0);
+  d = s_outline_d(svg, n, "Z");
+  assert_int_equal(s_moves(d), 1); /* its own contour; each reference to itself is a cycle, left out */
+  free(d);
+  ens_free(svg);
+  ens_visdiff_free(vd);
+  ens_doc_free(a);
+  ens_doc_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_added_outlined_and_the_rest_dimmed),
@@ -518,6 +594,7 @@ int main(void) {
       cmocka_unit_test(test_refuses_two_kinds),
       cmocka_unit_test(test_html_holds_everything),
       cmocka_unit_test(test_font_glyphs_points_and_metrics),
+      cmocka_unit_test(test_font_composites_and_hostile_references),
   };
   return tu_exit(cmocka_run_group_tests(tests, NULL, NULL), sizeof tests / sizeof tests[0]);
 }

@@ -48,6 +48,47 @@ async function until(what, f, ms = 15000) {
   return false;
 }
 
+// The bounding box [xmin, ymin, xmax, ymax] of contours as glyphOutline() gives them (on-curve
+// points, each segment's 0, 1 or 2 control points), curve extrema included, as FontForge measures.
+function outlineBox(contours) {
+  let box = null;
+  const add = (x, y) => {
+    if (!box) box = [x, y, x, y];
+    else box = [Math.min(box[0], x), Math.min(box[1], y), Math.max(box[2], x), Math.max(box[3], y)];
+  };
+  // extrema of one coordinate of a Bezier given by its control values
+  const extrema = (v) => {
+    if (v.length === 3) { const d = v[0] - 2 * v[1] + v[2]; return d ? [(v[0] - v[1]) / d] : []; }
+    if (v.length !== 4) return [];
+    const a = -v[0] + 3 * v[1] - 3 * v[2] + v[3], b = 2 * (v[0] - 2 * v[1] + v[2]), c = v[1] - v[0];
+    if (Math.abs(a) < 1e-12) return b ? [-c / b] : [];
+    const disc = b * b - 4 * a * c;
+    if (disc < 0) return [];
+    return [(-b + Math.sqrt(disc)) / (2 * a), (-b - Math.sqrt(disc)) / (2 * a)];
+  };
+  const at = (v, t) => v.length === 3
+    ? (1 - t) ** 2 * v[0] + 2 * (1 - t) * t * v[1] + t * t * v[2]
+    : (1 - t) ** 3 * v[0] + 3 * (1 - t) ** 2 * t * v[1] + 3 * (1 - t) * t * t * v[2] + t ** 3 * v[3];
+  for (const pts of contours) {
+    const first = pts.findIndex((p) => p.on);
+    if (first < 0) continue;
+    let seg = [pts[first]];
+    add(pts[first].x, pts[first].y);
+    for (let k = 1; k <= pts.length; k++) {
+      const p = pts[(first + k) % pts.length];
+      seg.push(p);
+      if (!p.on) continue;
+      add(p.x, p.y);
+      if (seg.length > 2) {
+        const xs = seg.map((q) => q.x), ys = seg.map((q) => q.y);
+        for (const t of [...extrema(xs), ...extrema(ys)]) if (t > 0 && t < 1) add(at(xs, t), at(ys, t));
+      }
+      seg = [p];
+    }
+  }
+  return box;
+}
+
 const procs = [];
 const dirs = [];
 async function serve(file, extra = []) {
@@ -189,6 +230,51 @@ try {
   const on0 = g1.contours[0].findIndex((p) => p.on && p.sfd === 0);
   check(on1 > on0 && g1.contours[0].filter((p) => p.on).length === g1.outline[0].points.length - (g1.outline[0].closed ? 1 : 0),
     'glyph(): on-curve points in order, each SFD point once');
+
+  // composites: each draws its references' outlines, transformed; the bounding boxes are
+  // FontForge's, read from this file with /usr/bin/python3's fontforge module:
+  // f = fontforge.open(p); f[name].boundingBox()
+  const FF_BOXES = {
+    Agrave: [61, 0, 1333, 1899], Aacute: [61, 0, 1333, 1899], Acircumflex: [61, 0, 1333, 1901],
+    Adieresis: [61, 0, 1333, 1870], Ccedilla: [170, -386, 1319, 1520], Eacute: [249, 0, 1111, 1899],
+    agrave: [168, -29, 1023, 1638], aacute: [168, -29, 1023, 1638], adieresis: [168, -29, 1023, 1552],
+    ccedilla: [140, -386, 999, 1147], egrave: [162, -29, 1105, 1638], eacute: [162, -29, 1105, 1638],
+    ntilde: [232, 0, 1078, 1570], odieresis: [162, -34, 1090, 1552],
+  };
+  const composites = glyphs.filter((g) => (fa.glyph(g.name).refs || []).length).map((g) => g.name);
+  check(composites.sort().join() === Object.keys(FF_BOXES).sort().join(),
+    `glyph().refs names the ${composites.length} composites FontForge sees: ${composites.join(' ')}`);
+  const boxOff = [];
+  for (const name of composites) {
+    const o = fa.glyphOutline(name);
+    const want = FF_BOXES[name];
+    const got = outlineBox(o.contours);
+    const own = fa.glyph(name).contours.length;
+    if (!got || own !== 0 || o.cut || got.some((v, i) => Math.abs(v - want[i]) > 0.01)) boxOff.push(`${name} ${got} (own ${own}, cut ${o.cut})`);
+  }
+  check(boxOff.length === 0, `each composite's drawn outline has FontForge's bounding box, though it has no contour of its own: ${boxOff.join('; ') || 'all 14'}`);
+  const ag = fa.glyph('Agrave');
+  check(ag.refs.length === 2 && ag.refs[0].glyph === 'A' && ag.refs[0].transform.join() === '1,0,0,1,0,0' &&
+    ag.refs[1].glyph === 'Grave' && ag.refs[1].transform.join() === '1,0,0,1,1212,373' && ag.refs[0].id === fa.glyph('A').id,
+  `Agrave's refs: ${JSON.stringify(ag.refs.map((r) => [r.glyph, r.transform]))}`);
+  // Agrave drawn = A's outline, then Grave's moved by (1212, 373), point for point
+  const agOut = fa.glyphOutline('Agrave'), aOut = fa.glyphOutline('A'), gOut = fa.glyphOutline('Grave');
+  const moved = gOut.contours.map((c) => c.map((p) => ({ x: p.x + 1212, y: p.y + 373, on: p.on })));
+  check(JSON.stringify(agOut.contours) === JSON.stringify([...aOut.contours, ...moved]),
+    `Agrave's outline is A's (${aOut.contours.length} contours) and Grave's moved by (1212, 373) (${moved.length})`);
+  check(agOut.glyphs.join() === [ag.id, fa.glyph('A').id, fa.glyph('Grave').id].join(), 'glyphOutline().glyphs: Agrave, A, Grave');
+  check(fa.glyphOutline('Agrave', { refsOnly: true }).contours.length === agOut.contours.length, 'refsOnly: the same, the glyph has no contour of its own');
+  // a collaborator's change to A reaches Agrave as drawn
+  const aPts = fa.glyph('A').contours[0];
+  const aFirst = aPts.findIndex((p) => p.on);
+  fb.glyphMovePoints('A', [[0, aFirst]], -40, 0);
+  await converged(sfd, [fa, fb], 'font, a point of A moved');
+  const agNow = fa.glyphOutline('Agrave');
+  check(agNow.contours[0][0].x === aOut.contours[0][0].x - 40 && outlineBox(agNow.contours)[0] <= FF_BOXES.Agrave[0],
+    `Bo moves a point of A: Ada's Agrave follows (${aOut.contours[0][0].x} -> ${agNow.contours[0][0].x})`);
+  fb.undo();
+  await converged(sfd, [fa, fb], 'font, the move of A undone');
+
   for (let i = 0; i < 8; i++) {
     fa.glyphMovePoints(g1.name, [[0, on1]], 5, 0);
     fb.glyphSetWidth(g2.name, g2.width + i + 1);

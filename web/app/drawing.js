@@ -1,7 +1,9 @@
 // The drawing view: the session's SVG rendered by the browser, select, drag (one transaction at
-// mouse-up), delete, raise/lower, fill colour; others' selections and pointers on top.
+// mouse-up), delete, raise/lower, fill colour; others' selections and pointers on top. A change
+// patches the drawing in the page (patch.js) rather than replacing it.
 
 import { sanitizeSvg } from './sanitize.js';
+import { patchTree } from './patch.js';
 import { selectionBox, cursor, others, onDocument } from './presence.js';
 
 export class DrawingView {
@@ -12,6 +14,8 @@ export class DrawingView {
     this.drag = null;
     this.dirty = false;
     this.lastPointer = 0;
+    this.text = null;               // the document's text the page shows
+    this.renders = { full: 0, patched: 0, same: 0 };
 
     const bar = document.createElement('div');
     bar.className = 'toolbar';
@@ -48,23 +52,57 @@ export class DrawingView {
 
   get svg() { return this.stage.querySelector(':scope > svg'); }
 
-  // A remote change during a drag waits for mouse-up, so the preview is not thrown away.
+  // The document as the client now holds it: the elements whose text changed are updated in place,
+  // the others keep their nodes. During a drag the dragged elements keep their previewed transform
+  // (a collaborator's new transform becomes the one the preview adds to). Where the new copy cannot
+  // be matched to the page's (a new root, repeated ids) the drawing is replaced whole, and during a
+  // drag that waits for mouse-up, so the preview is not thrown away.
   render() {
-    if (this.drag) { this.dirty = true; return; }
     this.dirty = false;
+    const text = this.client.svgText(), ids = this.client.svgIds(), key = ids.join(',');
+    if (this.svg && text === this.text && key === this.idsKey) { this.renders.same++; this.drawPresence(); return; }
     let root;
     try {
-      root = sanitizeSvg(this.client.svgText(), document, this.client.svgIds());
+      root = this.freshCopy(text, ids);
     } catch (err) {
       this.onError(err.message);
       return;
     }
-    fitView(root);
-    const existing = new Set(Array.from(root.querySelectorAll('[data-ens-id]'), el => el.getAttribute('data-ens-id')));
+    const live = this.svg;
+    if (live && patchTree(live, root, this.drag ? (el, name, value) => this.dragAttr(el, name, value) : null)) {
+      this.renders.patched++;
+    } else if (this.drag) {
+      this.dirty = true;
+      return;
+    } else {
+      this.stage.replaceChildren(root, this.overlay);
+      this.renders.full++;
+    }
+    this.text = text;
+    this.idsKey = key;
+    const existing = new Set(ids);
     const kept = this.selected.filter(id => existing.has(id));
-    this.stage.replaceChildren(root, this.overlay);
     if (kept.length !== this.selected.length) this.select(kept);
     this.drawPresence();
+  }
+
+  // The document as a new, detached <svg> for the page (sanitised, sized to the view); throws with
+  // the reason when it cannot be shown.
+  freshCopy(text = this.client.svgText(), ids = this.client.svgIds()) {
+    const root = sanitizeSvg(text, document, ids);
+    fitView(root);
+    return root;
+  }
+
+  // A dragged element's transform is the preview's: a new one from the document is kept as the
+  // transform the preview adds to, and restored at mouse-up.
+  dragAttr(el, name, value) {
+    if (name !== 'transform') return false;
+    const d = this.drag, item = d && d.els.find(([e]) => e === el);
+    if (!item) return false;
+    item[1] = value === undefined ? null : value;
+    el.setAttribute('transform', `translate(${d.dx} ${d.dy})` + (item[1] ? ' ' + item[1] : ''));
+    return true;
   }
 
   byId(id) { return this.stage.querySelector(`[data-ens-id="${CSS.escape(id)}"]`); }
@@ -126,10 +164,11 @@ export class DrawingView {
     if (!d) return;
     this.drag = null;
     for (const [el, t] of d.els) t === null ? el.removeAttribute('transform') : el.setAttribute('transform', t);
-    // a click without a real move is a selection, not an edit
-    if (Math.hypot(d.dx, d.dy) > 0.01 && this.selected.length)
-      this.client.svgTranslate(this.selected, round(d.dx), round(d.dy));
-    if (this.dirty) this.render();
+    // a click without a real move is a selection, not an edit; the move is drawn at once (the
+    // client has applied it), so the element never shows its old place in between
+    const moved = Math.hypot(d.dx, d.dy) > 0.01 && this.selected.length;
+    if (moved) this.client.svgTranslate(this.selected, round(d.dx), round(d.dy));
+    if (moved || this.dirty) this.render();
     else this.drawPresence();
   }
 

@@ -1,11 +1,14 @@
 // The glyph editor: one glyph's outline on a canvas with its on-curve points, control points and
 // handles, and the metrics lines (baseline, ascent, descent, origin, advance width). Dragging points
 // or the width line is one transaction at mouse-up; double-click adds a point; Delete removes.
+// A composite's references (Agrave's A and grave) are drawn muted behind its own outline and are not
+// points one can pick, as in FontForge: they change when the glyphs they name change.
 
 import { traceGlyph } from './outline.js';
 import { others } from './presence.js';
 
 const HIT = 7;   // px
+export const REF_FILL = 'rgba(110, 124, 150, 0.22)', REF_STROKE = '#8a94a8';   // references, muted
 
 export class GlyphEditor {
   constructor(client, host, name, onBack) {
@@ -18,10 +21,11 @@ export class GlyphEditor {
     const bar = document.createElement('div');
     bar.className = 'toolbar';
     bar.innerHTML = `<button data-act="back">← All glyphs</button> <b class="glyph-name"></b>
-      <span>width <span class="glyph-width"></span></span>
+      <span>width <span class="glyph-width"></span></span> <span class="glyph-refs"></span>
       <span class="hint">drag points or the width line · double-click adds a point · Del removes</span>`;
     bar.querySelector('.glyph-name').textContent = name;
     this.widthEl = bar.querySelector('.glyph-width');
+    this.refsEl = bar.querySelector('.glyph-refs');
     bar.querySelector('[data-act=back]').addEventListener('click', onBack);
     this.el = document.createElement('div');
     this.el.className = 'editor';
@@ -44,14 +48,28 @@ export class GlyphEditor {
     window.removeEventListener('resize', this.resizeHandler);
   }
 
-  // font units <-> canvas pixels: the em box with a margin, y up
+  // font units <-> canvas pixels: the em box with a margin, y up, grown to hold what reaches beyond
+  // it (an accent above a capital's ascent, a mark left of the origin)
   layout() {
     const r = this.canvas.getBoundingClientRect();
-    const info = this.info, g = this.glyph;
-    const span = info.ascent + info.descent || info.em || 1000;
-    const s = Math.min((r.height - 60) / span, (r.width - 80) / Math.max(g.width, span * 0.6));
-    const ox = (r.width - g.width * s) / 2, base = 30 + info.ascent * s;
+    const e = this.ext;
+    const s = Math.min((r.height - 60) / (e.top - e.bottom), (r.width - 80) / Math.max(e.right - e.left, (e.top - e.bottom) * 0.6));
+    const ox = (r.width - (e.left + e.right) * s) / 2, base = 30 + e.top * s;
     return { s, ox, base, w: r.width, h: r.height, rect: r };
+  }
+
+  // The box the view shows, from the glyph as the document has it (not the drag's preview, so the
+  // view holds still while one drags)
+  extent() {
+    const info = this.info, g = this.glyph;
+    const e = { top: info.ascent, bottom: -info.descent, left: 0, right: g.width };
+    if (!(e.top > e.bottom)) { e.top = info.em || 1000; e.bottom = 0; }
+    for (const pts of [...g.contours, ...(this.refs ? this.refs.contours : [])])
+      for (const p of pts) {
+        e.top = Math.max(e.top, p.y); e.bottom = Math.min(e.bottom, p.y);
+        e.left = Math.min(e.left, p.x); e.right = Math.max(e.right, p.x);
+      }
+    return e;
   }
   toPx(x, y) { const L = this.L; return [L.ox + x * L.s, L.base - y * L.s]; }
   toFont(px, py) { const L = this.L; return [(px - L.ox) / L.s, (L.base - py) / L.s]; }
@@ -63,7 +81,10 @@ export class GlyphEditor {
     const g = this.client.glyph(this.name);
     if (!g) { this.glyph = null; this.paint(); return; }
     this.glyph = g;
+    this.refs = (g.refs || []).length ? this.client.glyphOutline(this.name, { refsOnly: true }) : null;
+    this.refsEl.textContent = (g.refs || []).length ? 'references ' + g.refs.map(r => r.glyph).join(', ') : '';
     this.info = this.client.fontInfo();
+    this.ext = this.extent();
     this.selected = this.selected.filter(([c, i]) => g.contours[c] && g.contours[c][i]);
     this.widthEl.textContent = g.width;
     this.paint();
@@ -108,6 +129,16 @@ export class GlyphEditor {
       ctx.strokeStyle = x ? '#c63' : '#888';
       ctx.beginPath(); ctx.moveTo(px, 0); ctx.lineTo(px, L.h); ctx.stroke();
       if (label) { ctx.fillStyle = '#c63'; ctx.fillText(label, px + 4, 14); }
+    }
+
+    // the references' outlines, muted, behind the glyph's own
+    if (this.refs && this.refs.contours.length) {
+      ctx.beginPath();
+      traceGlyph(ctx, this.refs.contours, (x, y) => this.toPx(x, y));
+      ctx.fillStyle = REF_FILL;
+      ctx.fill('nonzero');
+      ctx.strokeStyle = REF_STROKE;
+      ctx.stroke();
     }
 
     const contours = this.points();

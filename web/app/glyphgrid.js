@@ -89,13 +89,20 @@ export class GlyphGrid {
     return cell;
   }
 
+  // A cell shows the glyph as drawn, its references' outlines included (a composite such as Agrave
+  // is its base and accent); its canvas is drawn again only when that outline changed, so a change
+  // to A redraws A and the composites that use it, not the rest of the rows in view.
   fill(cell, g) {
     cell.dataset.name = g.name;
     cell.dataset.id = g.id;
     cell.title = g.unicode >= 0 ? `${g.name} U+${g.unicode.toString(16).toUpperCase().padStart(4, '0')}` : g.name;
     cell.lastChild.textContent = g.name;
-    const full = this.client.glyph(g.name);
-    if (full) drawThumb(cell.firstChild, full, this.info);
+    const outline = this.client.glyphOutline(g.name);
+    const key = outline ? JSON.stringify([outline.width, outline.contours, this.info]) : '';
+    if (key === cell.drawnKey) return;
+    cell.drawnKey = key;
+    if (outline) drawThumb(cell.firstChild, outline, this.info);
+    cell.dataset.draws = (+cell.dataset.draws || 0) + 1;
     this.drawn++;
   }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../util/error.h"
+#include "../formats/sfd/glyph_int.h"
 #include "ensemble/sfd.h"
 #include "visdiff_int.h"
 
@@ -247,49 +248,38 @@ static void s_contour(ens_buf *b, const ens_obj *contour, const s_mat *m) {
 }
 
 /* The glyph's outline: its foreground's contours and, transformed, those
- * of the glyphs it references. */
-/* Contours drawn for one glyph at most: references nested and repeated
- * (a glyph of 100 references to one of 100 references...) would
- * otherwise multiply without end. */
-#define S_MAX_CONTOURS 20000
-
-static void s_outline(ens_buf *b, const ens_doc *doc, const ens_obj *glyph, const s_mat *m, int depth, size_t *budget) {
-  const ens_obj *l = s_fore(glyph);
-  if (!l || depth > 16) return;
-  for (size_t i = 0; i < ens_obj_child_count(l); i++) {
-    const ens_obj *k = ens_obj_child(l, i);
-    const char *kind = ens_obj_kind(k);
-    if (*budget == 0) return;
-    if (strcmp(kind, "contour") == 0) {
-      (*budget)--;
-      s_contour(b, k, m);
-    } else if (strcmp(kind, "ref") == 0) {
-      ens_value v;
-      if (ens_obj_get(k, "glyph", &v) != 0 || v.type != ENS_REF) continue;
-      const ens_obj *to = ens_doc_get(doc, v.u.ref);
-      if (!to) continue;
-      s_mat r = {ens__vd_num(k, "xx", 1), ens__vd_num(k, "xy", 0), ens__vd_num(k, "yx", 0),
-                 ens__vd_num(k, "yy", 1), ens__vd_num(k, "dx", 0), ens__vd_num(k, "dy", 0)};
-      s_mat t = {m->a * r.a + m->c * r.b, m->b * r.a + m->d * r.b, m->a * r.c + m->c * r.d,
-                 m->b * r.c + m->d * r.d, m->a * r.e + m->c * r.f + m->e, m->b * r.e + m->d * r.f + m->f};
-      s_outline(b, doc, to, &t, depth + 1, budget);
-    }
+ * of the glyphs it references, as the font format draws it
+ * (ens_glyph_outline_get: nesting, cycles and the work done bounded, so a
+ * hostile font cannot hang the diff). */
+static void s_path(ens_buf *b, const ens_doc *doc, const ens_obj *glyph, const char *cls) {
+  ens_glyph_outline o;
+  if (ens__glyph_outline_of(doc, glyph, 0, &o) || !o.ncontours) {
+    ens_glyph_outline_free(&o); /* an empty glyph (or one that cannot be drawn): nothing to draw */
+    return;
   }
+  ens__buf_printf(b, "<path class=\"%s\" d=\"", cls);
+  for (size_t c = 0; c < o.ncontours; c++) {
+    const ens_glyph_opoint *p = o.points + o.contours[c].first;
+    size_t n = o.contours[c].count, i = 1;
+    ens__buf_printf(b, "M%g %g", p[0].x, p[0].y);
+    /* a segment: its controls (0, 1 or 2), then its end; a closed
+     * contour's last segment ends at its first point */
+    while (i < n) {
+      size_t k = 0;
+      while (i + k < n && !p[i + k].on) k++;
+      const ens_glyph_opoint *end = i + k < n ? &p[i + k] : &p[0];
+      if (k == 0) ens__buf_printf(b, "L%g %g", end->x, end->y);
+      else if (k == 1) ens__buf_printf(b, "Q%g %g %g %g", p[i].x, p[i].y, end->x, end->y);
+      else ens__buf_printf(b, "C%g %g %g %g %g %g", p[i].x, p[i].y, p[i + k - 1].x, p[i + k - 1].y, end->x, end->y);
+      i += k + 1;
+    }
+    if (o.contours[c].closed) ens__buf_puts(b, "Z");
+  }
+  ens__buf_puts(b, "\"/>");
+  ens_glyph_outline_free(&o);
 }
 
 static const s_mat s_id = {1, 0, 0, 1, 0, 0};
-
-static void s_path(ens_buf *b, const ens_doc *doc, const ens_obj *glyph, const char *cls) {
-  size_t start = b->len;
-  ens__buf_printf(b, "<path class=\"%s\" d=\"", cls);
-  size_t mark = b->len, budget = S_MAX_CONTOURS;
-  s_outline(b, doc, glyph, &s_id, 0, &budget);
-  if (b->len == mark) {
-    b->len = start; /* an empty glyph: nothing to draw */
-    return;
-  }
-  ens__buf_puts(b, "\"/>");
-}
 
 static void s_dot(ens_buf *b, const char *cls, double x, double y, double r) {
   ens__buf_printf(b, "<circle class=\"%s\" cx=\"%g\" cy=\"%g\" r=\"%g\"/>", cls, x, y, r);

@@ -92,6 +92,10 @@ int64_t ens__glyph_int(const ens_obj *obj, const char *key, int64_t fallback);
 /* The ref target of a "ref" or "kern" object, or ENS_ID_NONE. */
 ens_id ens__glyph_target(const ens_obj *obj);
 
+/* ens_glyph_outline_get of a glyph object (the visual diff draws glyphs
+ * it holds, not names). */
+int ens__glyph_outline_of(const ens_doc *doc, const ens_obj *glyph, unsigned flags, ens_glyph_outline *out);
+
 /* A fresh id of doc, or ENS_ELIMIT. */
 int ens__glyph_new_id(ens_doc *doc, ens_id *out);
 
