@@ -1,7 +1,7 @@
 # The web client (docs/web.md): the library's session client and formats
 # compiled to WebAssembly with emscripten, beside the page's own files,
 # into ${CMAKE_BINARY_DIR}/web, which `ensemble serve --http` serves from
-# the build tree (and `make install` puts in share/ensemble/web). Left
+# the build tree (and `cmake --install` puts in share/ensemble/web). Left
 # out when emcc is missing (the browser tests then skip).
 find_program(ENS_EMCC emcc)
 option(ENS_WEB "Build the web client (needs emscripten)" ON)
