@@ -35,3 +35,23 @@ export async function until(fn, ms = 10000, step = 50) {
   while (!(v = await fn()) && Date.now() < end) await new Promise(r => setTimeout(r, step));
   return v;
 }
+
+// Does the page's drawing (patched change after change) equal a full fresh copy of the client's
+// document? Elements, attributes (in any order) and text compared; '' when equal, else the first
+// difference.
+export const drawingDiff = page => page.evaluate(() => {
+  const v = window.ensembleTest.view(), live = v.svg, fresh = v.freshCopy();
+  const attrs = e => Array.from(e.attributes, a => `${a.namespaceURI}|${a.localName}=${a.value}`).sort().join(' ');
+  const walk = (a, b, at) => {
+    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return `${at}: ${a.nodeName} / ${b.nodeName}`;
+    if (a.nodeType !== 1) return a.data === b.data ? '' : `${at}: text "${a.data}" / "${b.data}"`;
+    if (attrs(a) !== attrs(b)) return `${at}: [${attrs(a)}] / [${attrs(b)}]`;
+    if (a.childNodes.length !== b.childNodes.length) return `${at}: ${a.childNodes.length} / ${b.childNodes.length} children`;
+    for (let i = 0; i < a.childNodes.length; i++) {
+      const d = walk(a.childNodes[i], b.childNodes[i], `${at}/${b.childNodes[i].nodeName}[${i}]`);
+      if (d) return d;
+    }
+    return '';
+  };
+  return walk(live, fresh, 'svg');
+});

@@ -1,7 +1,10 @@
 // Running `ensemble serve --http` and `ensemble join --file` for the live browser tests.
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import readline from 'node:readline';
+import { until, launch } from './lib.mjs';
 
 // Starts serve on FILE with a free ZeroMQ port and a free HTTP port on loopback;
 // resolves { proc, endpoint, web } once both addresses are printed.
@@ -50,4 +53,33 @@ export function invite(bin, invites, name, revoke = false) {
   const args = revoke ? ['invite', '--revoke', name, '--invites', invites] : ['invite', '--invites', invites, name];
   const out = execFileSync(bin, args, { encoding: 'utf8' });
   return (/^token (\S+)/m.exec(out) || [])[1];
+}
+
+// Every page holds the server's document (its /status hash) with nothing pending, within ms;
+// { ok, st } with the last /status read.
+export async function converged(web, pages, ms = 20000) {
+  let st;
+  const ok = await until(async () => {
+    st = await status(web);
+    for (const p of pages) {
+      const v = await p.evaluate(() => ({ h: window.ensembleTest.docHash(), n: window.ensembleTest.pending() }));
+      if (v.h !== st.hash || v.n !== 0) return false;
+    }
+    return true;
+  }, ms, 100);
+  return { ok, st };
+}
+
+// What a live browser test holds: a scratch directory, the processes it starts (push them on procs),
+// the browser; cleanup() stops and removes them all, and runs by itself when the test throws.
+export async function liveTest(name) {
+  const t = { tmp: fs.mkdtempSync(path.join(os.tmpdir(), name + '.')), procs: [], browser: null };
+  t.cleanup = async () => {
+    await t.browser?.close().catch(() => {});
+    for (const p of t.procs) await stop(p);
+    fs.rmSync(t.tmp, { recursive: true, force: true });
+  };
+  process.on('uncaughtException', async e => { console.error('FAIL: ' + (e.stack || e)); await t.cleanup(); process.exit(1); });
+  t.browser = await launch();
+  return t;
 }

@@ -6,12 +6,11 @@
 // animation (the Lottie docs' bouncy ball) plays frame by frame.
 // Screenshots: BUILD/browser-shots/anim-*.png.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { launch, check, finish, shot, until } from './lib.mjs';
-import { serve, join, status, stop } from './session.mjs';
+import { check, finish, shot, until } from './lib.mjs';
+import { serve, join, status, stop, converged, liveTest } from './session.mjs';
 
 const build = process.argv[2];
 const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -19,17 +18,7 @@ const bin = path.join(build, 'ensemble');
 for (const f of ['web/index.html', 'web/ensemble.wasm', 'web/vendor/lottie_light.min.js']) {
   if (!fs.existsSync(path.join(build, f))) { console.log(`skipped: no ${f} in the build (emscripten or npm ci in vendor/web missing?)`); process.exit(77); }
 }
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'web_anim.'));
-const procs = [];
-let browser;
-async function cleanup() {
-  await browser?.close().catch(() => {});
-  for (const p of procs) await stop(p);
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
-process.on('uncaughtException', async e => { console.error('FAIL: ' + (e.stack || e)); await cleanup(); process.exit(1); });
-
-browser = await launch();
+const { tmp, procs, browser, cleanup } = await liveTest('web_anim');
 async function openPage(web) {
   const ctx = await browser.newContext({ viewport: { width: 1100, height: 760 } });
   const page = await ctx.newPage();
@@ -40,18 +29,6 @@ async function openPage(web) {
 const live = page => until(() => page.evaluate(() => window.ensembleTest?.state?.() === 'live' && window.ensembleTest.kind() === 'lottie' &&
                                                     !!document.querySelector('#anim-player svg')), 20000);
 const myName = page => page.textContent('#people li.me .person-name');
-async function converged(web, pages, ms = 20000) {
-  let st;
-  const ok = await until(async () => {
-    st = await status(web);
-    for (const p of pages) {
-      const v = await p.evaluate(() => ({ h: window.ensembleTest.docHash(), n: window.ensembleTest.pending() }));
-      if (v.h !== st.hash || v.n !== 0) return false;
-    }
-    return true;
-  }, ms, 100);
-  return { ok, st };
-}
 // the keyframe times a page's timeline shows on a property's row
 const keysOn = (page, address) => page.evaluate(a => Array.from(document.querySelectorAll(`.tl-prop[data-address="${CSS.escape(a)}"] .tl-key`), k => Number(k.dataset.t)), address);
 // the x of frame f on a row's track (the view rounds the mouse to the nearest frame)

@@ -6,11 +6,10 @@
 // own top bar shows the invite's name; a reload keeps the page's client id, a second tab has its own.
 // Screenshots: BUILD/browser-shots/session-*.png.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, check, finish, shot, until } from './lib.mjs';
-import { serve, join, status, saveFile, stop, invite } from './session.mjs';
+import { check, finish, shot, until, drawingDiff } from './lib.mjs';
+import { serve, join, status, saveFile, stop, invite, converged, liveTest } from './session.mjs';
 
 const build = process.argv[2];
 const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -22,37 +21,7 @@ for (const f of ['web/index.html', 'web/ensemble-client.js', 'web/ensemble.wasm'
 const corpus = path.resolve(process.env.ENSEMBLE_CORPUS || path.join(src, '../shared/corpus'));
 const gridSvg = path.join(corpus, 'svg/librsvg/rsvg/tests/fixtures/reftests/adwaita/view-app-grid-symbolic.svg');
 if (!fs.existsSync(gridSvg)) { console.log(`skipped: no corpus drawing ${gridSvg}`); process.exit(77); }
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'web_session.'));
-const procs = [];
-let browser;
-async function cleanup() {
-  await browser?.close().catch(() => {});
-  for (const p of procs) await stop(p);
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
-process.on('uncaughtException', async e => { console.error('FAIL: ' + (e.stack || e)); await cleanup(); process.exit(1); });
-
-// Does the page's drawing (patched change after change) equal a full fresh copy of the client's
-// document? Elements, attributes (in any order) and text compared; '' when equal, else the first
-// difference.
-const drawingDiff = page => page.evaluate(() => {
-  const v = window.ensembleTest.view(), live = v.svg, fresh = v.freshCopy();
-  const attrs = e => Array.from(e.attributes, a => `${a.namespaceURI}|${a.localName}=${a.value}`).sort().join(' ');
-  const walk = (a, b, at) => {
-    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return `${at}: ${a.nodeName} / ${b.nodeName}`;
-    if (a.nodeType !== 1) return a.data === b.data ? '' : `${at}: text "${a.data}" / "${b.data}"`;
-    if (attrs(a) !== attrs(b)) return `${at}: [${attrs(a)}] / [${attrs(b)}]`;
-    if (a.childNodes.length !== b.childNodes.length) return `${at}: ${a.childNodes.length} / ${b.childNodes.length} children`;
-    for (let i = 0; i < a.childNodes.length; i++) {
-      const d = walk(a.childNodes[i], b.childNodes[i], `${at}/${b.childNodes[i].nodeName}[${i}]`);
-      if (d) return d;
-    }
-    return '';
-  };
-  return walk(live, fresh, 'svg');
-});
-
-browser = await launch();
+const { tmp, procs, browser, cleanup } = await liveTest('web_session');
 
 // Each page in its own context: its own storage, so its own name and client id.
 async function openPage(web, hash) {
@@ -67,18 +36,6 @@ const hashOf = page => page.evaluate(() => window.ensembleTest?.state?.() === 'l
 const live = page => until(() => page.evaluate(() => window.ensembleTest?.state?.() === 'live' && !!window.ensembleTest.kind()), 20000);
 const myName = page => page.textContent('#people li.me .person-name');
 
-async function converged(web, pages, ms = 20000) {
-  let st;
-  const ok = await until(async () => {
-    st = await status(web);
-    for (const p of pages) {
-      const v = await p.evaluate(() => ({ h: window.ensembleTest.docHash(), n: window.ensembleTest.pending() }));
-      if (v.h !== st.hash || v.n !== 0) return false;
-    }
-    return true;
-  }, ms, 100);
-  return { ok, st };
-}
 
 async function dragEl(page, id, dx, dy) {
   // an element the page has not drawn yet (its change still waiting for

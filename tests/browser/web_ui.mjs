@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, check, finish, shot, until } from './lib.mjs';
+import { launch, check, finish, shot, until, drawingDiff } from './lib.mjs';
 
 const build = process.argv[2];
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -15,25 +15,6 @@ const corpus = path.resolve(process.env.ENSEMBLE_CORPUS || path.join(here, '../.
 const GRID_SVG = 'svg/librsvg/rsvg/tests/fixtures/reftests/adwaita/view-app-grid-symbolic.svg';
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
 
-// Does the page's drawing (patched change after change) equal a full fresh copy of the client's
-// document? Elements, attributes (in any order) and text compared; '' when equal, else the first
-// difference.
-const drawingDiff = page => page.evaluate(() => {
-  const v = window.ensembleTest.view(), live = v.svg, fresh = v.freshCopy();
-  const attrs = e => Array.from(e.attributes, a => `${a.namespaceURI}|${a.localName}=${a.value}`).sort().join(' ');
-  const walk = (a, b, at) => {
-    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return `${at}: ${a.nodeName} / ${b.nodeName}`;
-    if (a.nodeType !== 1) return a.data === b.data ? '' : `${at}: text "${a.data}" / "${b.data}"`;
-    if (attrs(a) !== attrs(b)) return `${at}: [${attrs(a)}] / [${attrs(b)}]`;
-    if (a.childNodes.length !== b.childNodes.length) return `${at}: ${a.childNodes.length} / ${b.childNodes.length} children`;
-    for (let i = 0; i < a.childNodes.length; i++) {
-      const d = walk(a.childNodes[i], b.childNodes[i], `${at}/${b.childNodes[i].nodeName}[${i}]`);
-      if (d) return d;
-    }
-    return '';
-  };
-  return walk(live, fresh, 'svg');
-});
 
 const browser = await launch();
 async function open(hash) {

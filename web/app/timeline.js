@@ -160,27 +160,22 @@ export class Timeline {
     d.el.classList.add('dragging');
   }
 
-  up() {
+  up() { this.endDrag(true); }
+  cancel() { this.endDrag(false); }
+
+  // The dragged element goes back to where the document has it; a release that moved it makes the
+  // edit, whose change then redraws the timeline. A change that came during the drag shows now.
+  endDrag(commit) {
     const d = this.drag;
     if (!d) return;
     this.drag = null;
     d.el.classList.remove('dragging');
     d.el.style.transform = '';
     d.el.style.left = d.left;
-    if (d.to !== d.from) {
+    if (commit && d.to !== d.from) {
       if (d.key) this.on.moveKey(d.row.dataset.address, d.from - d.layer.st, d.to - d.layer.st);
       else this.on.shiftLayer(d.layer.address, d.to - d.from);
     }
-    if (this.waiting) { const w = this.waiting; this.waiting = null; this.update(w); }
-  }
-
-  cancel() {
-    const d = this.drag;
-    if (!d) return;
-    this.drag = null;
-    d.el.classList.remove('dragging');
-    d.el.style.transform = '';
-    d.el.style.left = d.left;
     if (this.waiting) { const w = this.waiting; this.waiting = null; this.update(w); }
   }
 
